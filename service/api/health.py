@@ -1,0 +1,36 @@
+"""Liveness and readiness probes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from .problems import documents
+
+blp = Blueprint("health", __name__, description="Probes for load balancers and orchestrators.")
+
+
+class StatusSchema(ma.Schema):
+    status = ma.fields.String(metadata={"description": "`ok` or `ready`."})
+
+
+@blp.route("/healthz")
+class Health(MethodView):
+    @blp.response(200, StatusSchema)
+    def get(self) -> Any:
+        """The process is up"""
+        return {"status": "ok"}
+
+
+@blp.route("/readyz")
+class Ready(MethodView):
+    @blp.response(200, StatusSchema)
+    @documents(blp, {503: "The game store is unreachable."})
+    def get(self) -> Any:
+        """The service can reach its game store"""
+        current_app.extensions["scopa_store"].ping()
+        return {"status": "ready"}

@@ -1,0 +1,342 @@
+"""The marshmallow schemas of the API: what goes in, what comes out.
+
+Every field is documented here, because this module is where the OpenAPI contract in
+``openapi/openapi.json`` comes from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ..engine import DECK, VARIANTS, ForcedCapture
+from ..engine.match import MAX_TARGET, MIN_TARGET
+
+CARD_CODES = [card.code for card in DECK]
+EVENT_TYPES = ["match_started", "redeal", "deal", "move", "hand_over", "match_over"]
+
+
+def Card(**kwargs: Any) -> fields.String:  # noqa: N802 - a field factory, used like a class
+    """A card code (RULES.md R1): value 1-10 then suit D, C, S or B."""
+    metadata = {"description": "A card: its value 1-10 then its suit letter, as in `7D`."}
+    metadata.update(kwargs.pop("metadata", {}))
+    return fields.String(
+        validate=validate.OneOf(CARD_CODES, error="{input!r} is not a card code such as '7D'."),
+        metadata=metadata,
+        **kwargs,
+    )
+
+
+def Cards(description: str, **kwargs: Any) -> fields.List:  # noqa: N802
+    return fields.List(Card(), metadata={"description": description}, **kwargs)
+
+
+class StrictSchema(ma.Schema):
+    class Meta:
+        unknown = ma.RAISE
+        ordered = True
+
+
+# -- requests ------------------------------------------------------------------------------
+
+
+class RulesSchema(StrictSchema):
+    """Rule options (RULES.md R9); every one is off unless asked for."""
+
+    re_bello = fields.Boolean(
+        load_default=False,
+        metadata={"description": "1 point for capturing the king of coins `10D`."},
+    )
+    napola = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Capturing the ace, 2 and 3 of coins scores the length of the "
+            "unbroken run of coins from the ace (3 to 10 points)."
+        },
+    )
+    napoleone = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "A side that captures all ten coins in a hand wins the match when "
+            "that hand ends, whatever the scores."
+        },
+    )
+    forced_capture = fields.String(
+        load_default=ForcedCapture.CARD.value,
+        validate=validate.OneOf([f.value for f in ForcedCapture]),
+        metadata={
+            "description": "`card` (R4.3): a card that can capture must capture, but another "
+            "card may be laid instead. `any`: if any card in hand can capture, the player "
+            "must capture."
+        },
+    )
+
+
+class SeatSpecSchema(StrictSchema):
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=40),
+        metadata={"description": "The player's display name (1-40 characters)."},
+    )
+
+
+class CreateGameSchema(StrictSchema):
+    variant = fields.String(
+        load_default="scopa",
+        validate=validate.OneOf(sorted(VARIANTS)),
+        metadata={"description": "The game to play (RULES.md R10)."},
+    )
+    players = fields.Integer(
+        validate=validate.OneOf([2, 3, 4, 6]),
+        metadata={
+            "description": "Number of players (default 2): 2 or 3 play alone, 4 in two "
+            "partnerships (seats 0+2 against 1+3), 6 in two teams of three (0, 2, 4 "
+            "against 1, 3, 5). Leave out when `seats` is given, or give the same count."
+        },
+    )
+    seats = fields.List(
+        fields.Nested(SeatSpecSchema),
+        validate=validate.Length(min=2, max=6),
+        metadata={"description": "The seats in playing order, with their names."},
+    )
+    target = fields.Integer(
+        validate=validate.Range(MIN_TARGET, MAX_TARGET),
+        metadata={"description": "Points that end the match (default 11; 16 and 21 are common)."},
+    )
+    rules = fields.Nested(RulesSchema, load_default=lambda: RulesSchema().load({}))
+    seed = fields.Integer(
+        validate=validate.Range(0, 2**63 - 1),
+        metadata={
+            "description": "Makes the first dealer and every shuffle of the match "
+            "reproducible. Without `seed` or `deck`, shuffles are cryptographically random."
+        },
+    )
+    deck = fields.List(
+        Card(),
+        validate=validate.Length(equal=40),
+        metadata={
+            "description": "All 40 cards, each once: the first hand is dealt from this list "
+            "in order. Cards are taken from the front; each seat in playing order, starting "
+            "with the seat after the dealer, gets its 3 cards at once, then the table gets 4. "
+            "Later deals of that hand continue from the list the same way. If the table "
+            "shows 3 or 4 kings the hand is dealt again from a shuffle (R3)."
+        },
+    )
+    first_dealer = fields.Integer(
+        validate=validate.Range(0, 5),
+        metadata={"description": "The seat that deals the first hand (default: drawn at random)."},
+    )
+
+
+class MoveRequestSchema(StrictSchema):
+    card = Card(required=True, metadata={"description": "The card to play, from your hand."})
+    capture = Cards(
+        "The table cards it takes; `[]` lays the card. May be left out when the card has "
+        "exactly one legal move.",
+        allow_none=True,
+    )
+
+
+# -- responses -------------------------------------------------------------------------------
+
+
+class SeatViewSchema(ma.Schema):
+    seat = fields.Integer(metadata={"description": "Seat index, 0-based, in playing order."})
+    name = fields.String()
+    team = fields.Integer(metadata={"description": "The side this seat scores for."})
+    hand_count = fields.Integer(metadata={"description": "Cards in this seat's hand."})
+    captured_count = fields.Integer(
+        metadata={"description": "Cards this seat has captured in the current hand."}
+    )
+    scopas = fields.Integer(metadata={"description": "Scopas this seat made in the current hand."})
+
+
+class TeamViewSchema(ma.Schema):
+    team = fields.Integer()
+    seats = fields.List(fields.Integer(), metadata={"description": "The seats of this side."})
+    score = fields.Integer(metadata={"description": "Match points so far."})
+
+
+class PlayedMoveSchema(ma.Schema):
+    seat = fields.Integer()
+    card = Card()
+    capture = Cards("The table cards taken; empty when the card was laid.")
+    scopa = fields.Boolean(metadata={"description": "The move scored a scopa (R5)."})
+
+
+class RulesViewSchema(RulesSchema):
+    pass
+
+
+class GameViewSchema(ma.Schema):
+    """A game as one viewer may see it: a seat sees its own hand, nobody sees another
+    seat's hand or the stock."""
+
+    class Meta:
+        ordered = True
+
+    id = fields.String(metadata={"description": "The game id."})
+    version = fields.Integer(metadata={"description": "Increases by one with every move."})
+    variant = fields.String(validate=validate.OneOf(sorted(VARIANTS)))
+    status = fields.String(validate=validate.OneOf(["playing", "finished"]))
+    target = fields.Integer()
+    rules = fields.Nested(RulesViewSchema)
+    seeded = fields.Boolean(
+        metadata={
+            "description": "The match was created with a `seed` or a `deck`: its deals "
+            "are not secret."
+        }
+    )
+    hand_number = fields.Integer(metadata={"description": "The hand being played, from 1."})
+    dealer = fields.Integer(metadata={"description": "The seat that dealt this hand."})
+    turn = fields.Integer(
+        allow_none=True, metadata={"description": "The seat to play; null when finished."}
+    )
+    table = Cards("The cards face up on the table.")
+    stock_count = fields.Integer(metadata={"description": "Cards left to deal in this hand."})
+    you = fields.Integer(
+        allow_none=True, metadata={"description": "Your seat, or null for a spectator's view."}
+    )
+    hand = Cards("Your cards (only in a seat's view).")
+    seats = fields.List(fields.Nested(SeatViewSchema))
+    teams = fields.List(fields.Nested(TeamViewSchema))
+    last_move = fields.Nested(PlayedMoveSchema, allow_none=True)
+    winner = fields.Integer(
+        allow_none=True, metadata={"description": "The winning team once finished, else null."}
+    )
+
+
+class LegalMoveSchema(ma.Schema):
+    card = Card()
+    capture = Cards("The table cards this move takes; empty when the card is laid.")
+    sweep = fields.Boolean(metadata={"description": "The move clears the table."})
+
+
+class SeatMovesSchema(ma.Schema):
+    seat = fields.Integer()
+    moves = fields.List(
+        fields.Nested(LegalMoveSchema),
+        metadata={"description": "Every legal move now; empty when it is not this seat's turn."},
+    )
+
+
+class PointsSchema(ma.Schema):
+    cards = fields.Integer(metadata={"description": "1 for most cards (a tie: nobody)."})
+    coins = fields.Integer(metadata={"description": "1 for most coins (a tie: nobody)."})
+    settebello = fields.Integer(metadata={"description": "1 for the 7 of coins."})
+    primiera = fields.Integer(metadata={"description": "1 for the best primiera (a tie: nobody)."})
+    scopas = fields.Integer(metadata={"description": "1 per scopa."})
+    re_bello = fields.Integer(metadata={"description": "Option re_bello: 1 for the king of coins."})
+    napola = fields.Integer(
+        metadata={"description": "Option napola: the run of coins from the ace."}
+    )
+
+
+class SideScoreSchema(ma.Schema):
+    team = fields.Integer()
+    captured = Cards("Every card the side took this hand.")
+    cards = fields.Integer(metadata={"description": "How many cards it took."})
+    coins = fields.Integer(metadata={"description": "How many coins (D) it took."})
+    settebello = fields.Boolean(metadata={"description": "It took the 7 of coins."})
+    primiera = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Its primiera value, or null when a suit is missing."},
+    )
+    scopas = fields.Integer()
+    points = fields.Nested(PointsSchema, metadata={"description": "Points by category."})
+    total = fields.Integer(metadata={"description": "Points this hand."})
+
+
+class HandScoreSchema(ma.Schema):
+    hand = fields.Integer(metadata={"description": "The hand number, from 1."})
+    teams = fields.List(fields.Nested(SideScoreSchema))
+    scores = fields.List(
+        fields.Integer(), metadata={"description": "Match totals after this hand, by team."}
+    )
+
+
+class HandListSchema(ma.Schema):
+    hands = fields.List(
+        fields.Nested(HandScoreSchema), metadata={"description": "Finished hands, in order."}
+    )
+
+
+class EventSeatSchema(ma.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    team = fields.Integer()
+
+
+class RemainderSchema(ma.Schema):
+    seat = fields.Integer(allow_none=True, metadata={"description": "The last seat to capture."})
+    team = fields.Integer(allow_none=True)
+    cards = Cards("The cards left on the table, now that side's (R6).")
+
+
+class EventSchema(ma.Schema):
+    """One thing that happened. Which fields are present depends on `type`:
+    `match_started` (variant, seats, target, rules, seeded, dealer); `redeal` (hand,
+    dealer, table, reason); `deal` (hand, dealer, cards_each, table, stock_count, and
+    `cards`: the viewer's own cards, only for a seat); `move` (seat, card, capture,
+    scopa); `hand_over` (hand, remainder, score); `match_over` (winner, scores)."""
+
+    type = fields.String(validate=validate.OneOf(EVENT_TYPES))
+    seq = fields.Integer(metadata={"description": "Position in the game's event log, from 0."})
+    variant = fields.String()
+    seats = fields.List(fields.Nested(EventSeatSchema))
+    target = fields.Integer()
+    rules = fields.Nested(RulesViewSchema)
+    seeded = fields.Boolean()
+    hand = fields.Integer(metadata={"description": "The hand number."})
+    dealer = fields.Integer()
+    reason = fields.String()
+    cards_each = fields.Integer(metadata={"description": "Cards dealt to each seat."})
+    table = Cards("Cards dealt face up to the table (deal), or the table that forced a redeal.")
+    stock_count = fields.Integer()
+    cards = Cards("Deal: the cards dealt to you (only in a seat's view).")
+    seat = fields.Integer()
+    card = Card()
+    capture = Cards("Cards taken.")
+    scopa = fields.Boolean()
+    remainder = fields.Nested(RemainderSchema)
+    score = fields.Nested(HandScoreSchema)
+    winner = fields.Integer(allow_none=True)
+    scores = fields.List(fields.Integer())
+
+
+class CreatedSeatSchema(ma.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    team = fields.Integer()
+    token = fields.String(
+        metadata={
+            "description": "This seat's secret bearer token, shown only in this response: "
+            "send it as `Authorization: Bearer <token>`."
+        }
+    )
+
+
+class GameCreatedSchema(ma.Schema):
+    id = fields.String()
+    version = fields.Integer()
+    seats = fields.List(fields.Nested(CreatedSeatSchema))
+    state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
+
+
+class MoveResultSchema(ma.Schema):
+    move = fields.Nested(PlayedMoveSchema)
+    events = fields.List(
+        fields.Nested(EventSchema),
+        metadata={
+            "description": "What followed the move: deals, the hand's score, the match's end."
+        },
+    )
+    state = fields.Nested(GameViewSchema, metadata={"description": "Your view after the move."})
+
+
+class EventLogSchema(ma.Schema):
+    id = fields.String()
+    version = fields.Integer()
+    events = fields.List(fields.Nested(EventSchema))

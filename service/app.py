@@ -1,0 +1,81 @@
+"""The Flask application factory: ``gunicorn 'service.app:create_app()'``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+from flask import Flask, request
+
+from . import config as settings
+from .api import analysis, games, health
+from .api.problems import Problem, ProblemApi
+from .store import GameStore
+
+API_DESCRIPTION = """\
+Play Scopa over HTTP: create a match, give each player their seat's secret token, and
+play it move by move. Every match lives in Redis under its id.
+
+Cards are codes: the value 1-10 (ace 1, Fante 8, Cavallo 9, Re 10) then the suit:
+`D` Denari (coins), `C` Coppe (cups), `S` Spade (swords), `B` Bastoni (clubs). `7D` is
+the settebello. The rules are those of the project's RULES.md, sections R1-R10.
+
+Seat tokens go in `Authorization: Bearer <token>`. A seat's view shows its own hand;
+no response ever shows another seat's cards or the stock. Every error is an RFC 9457
+`application/problem+json` object whose `detail` says what to do.
+"""
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(settings.from_env())
+    app.config.update(
+        API_TITLE="Scopa",
+        API_VERSION="1.0.0",
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
+        OPENAPI_REDOC_PATH="/redoc",
+        OPENAPI_REDOC_URL="https://cdn.jsdelivr.net/npm/redoc/bundles/redoc.standalone.js",
+        API_SPEC_OPTIONS={
+            "info": {"description": API_DESCRIPTION},
+            "components": {
+                "securitySchemes": {
+                    "seatToken": {
+                        "type": "http",
+                        "scheme": "bearer",
+                        "description": "A seat's token, as returned when the game was created.",
+                    }
+                }
+            },
+        },
+    )
+    app.config.update(config or {})
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+
+    client = redis.Redis.from_url(
+        app.config["REDIS_URL"],
+        socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
+        socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
+        health_check_interval=30,
+        decode_responses=True,
+    )
+    app.extensions["scopa_store"] = GameStore(client, app.config["GAME_TTL_SECONDS"])
+
+    api = ProblemApi(app)
+    for blueprint in (games.blp, analysis.blp, health.blp):
+        api.register_blueprint(blueprint)
+
+    @app.before_request
+    def _json_bodies_only() -> None:
+        if request.method in ("POST", "PUT", "PATCH") and request.content_length:
+            if not request.is_json:
+                raise Problem(
+                    415,
+                    "/problems/unsupported-media-type",
+                    f"Send the body as application/json, not {request.mimetype or 'no type'}.",
+                )
+
+    return app

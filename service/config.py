@@ -1,0 +1,21 @@
+"""Settings, read from the environment (with defaults for a developer's machine)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+DEFAULT_GAME_TTL_SECONDS = 7 * 24 * 3600
+
+
+def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    env = os.environ if environ is None else environ
+    return {
+        "REDIS_URL": env.get("REDIS_URL", DEFAULT_REDIS_URL),
+        "GAME_TTL_SECONDS": int(env.get("GAME_TTL_SECONDS", DEFAULT_GAME_TTL_SECONDS)),
+        # Requests larger than this are refused with 413 before they are read.
+        "MAX_CONTENT_LENGTH": int(env.get("MAX_BODY_BYTES", 64 * 1024)),
+        # Redis calls give up after this many seconds, and the request gets a 503.
+        "REDIS_TIMEOUT_SECONDS": float(env.get("REDIS_TIMEOUT_SECONDS", 2.0)),
+    }

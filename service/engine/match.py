@@ -1,0 +1,469 @@
+"""A match: the deal, the play and the scoring of hand after hand (RULES.md R2-R8).
+
+``Match`` holds the whole state, hidden cards included; what a viewer may see of it is
+decided in :mod:`service.engine.views`, never here. Every method that changes the state
+returns the events it caused, as JSON-ready dicts; private parts of an event (a seat's
+dealt cards) sit under the key ``"hands"``, which views filter per viewer.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import DECK, Card, codes, parse_cards, sorted_cards
+from .errors import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    InvalidSetupError,
+    MatchOverError,
+    NotYourTurnError,
+)
+from .moves import Move
+from .rules import ForcedCapture, Rules
+from .scoring import SideScore, score_hand
+from .variants import Variant, get_variant
+
+Event = dict[str, Any]
+
+MIN_TARGET = 1
+MAX_TARGET = 100
+
+
+def team_of_seats(players: int) -> list[int]:
+    """R2: alone with 2 or 3 players; with 4 or 6, two sides of alternate seats."""
+    if players in (2, 3):
+        return list(range(players))
+    if players in (4, 6):
+        return [seat % 2 for seat in range(players)]
+    raise InvalidSetupError(f"{players} players: Scopa is played by 2, 3, 4 or 6")
+
+
+def legal_moves_in(
+    variant: Variant, rules: Rules, hand: Sequence[Card], table: Sequence[Card]
+) -> list[Move]:
+    """Every legal move with ``hand`` on ``table`` (R4): each capture choice of each card
+    is its own move; a card that can capture must (R4.3), and with
+    ``forced_capture="any"`` a card that captures nothing is legal only when no card can."""
+    moves: list[Move] = []
+    layable: list[Move] = []
+    for card in sorted_cards(hand):
+        options = variant.capture_options(card, table)
+        if options:
+            moves.extend(Move.of(card, option) for option in options)
+        else:
+            layable.append(Move(card))
+    if rules.forced_capture is ForcedCapture.ANY and moves:
+        return moves
+    return moves + layable
+
+
+def is_sweep(move: Move, table: Sequence[Card]) -> bool:
+    """The move takes every card on the table."""
+    return bool(move.capture) and len(move.capture) == len(table)
+
+
+@dataclass
+class Match:
+    """The full state of a match. Build one with :meth:`Match.new`."""
+
+    variant: Variant
+    names: list[str]
+    target: int
+    rules: Rules
+    seed: int | None
+    teams: list[int]
+    dealer: int
+    #: The deals are not secret: made from a seed or a deck the creator gave.
+    seeded: bool = False
+    hand_number: int = 0
+    turn: int | None = None
+    hands: list[list[Card]] = field(default_factory=list)
+    table: list[Card] = field(default_factory=list)
+    stock: list[Card] = field(default_factory=list)
+    piles: list[list[Card]] = field(default_factory=list)
+    scopas: list[int] = field(default_factory=list)
+    last_capturer: int | None = None
+    scores: list[int] = field(default_factory=list)
+    hand_scores: list[dict[str, Any]] = field(default_factory=list)
+    status: str = "playing"
+    winner: int | None = None
+    last_move: dict[str, Any] | None = None
+
+    # -- creation -------------------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        variant: str = "scopa",
+        players: int | None = None,
+        names: Sequence[str] | None = None,
+        target: int | None = None,
+        rules: Rules | None = None,
+        seed: int | None = None,
+        deck: Sequence[Card] | None = None,
+        first_dealer: int | None = None,
+    ) -> tuple[Match, list[Event]]:
+        """Set up a match and deal its first hand.
+
+        ``seed`` makes the first dealer and every shuffle reproducible; ``deck`` (all 40
+        cards) is dealt in order for the first hand; without either, shuffles come from
+        the operating system's cryptographic source.
+        """
+        rules_ = rules or Rules()
+        the_variant = get_variant(variant)
+        if names is None:
+            players = players if players is not None else 2
+            names = [f"Player {seat + 1}" for seat in range(players)]
+        elif players is not None and players != len(names):
+            raise InvalidSetupError(f"players is {players} but {len(names)} seats are named")
+        players = len(names)
+        if players not in the_variant.player_counts:
+            allowed = ", ".join(map(str, the_variant.player_counts))
+            raise InvalidSetupError(
+                f"{the_variant.title} is played by {allowed} players, not {players}"
+            )
+        target = the_variant.default_target if target is None else target
+        if not MIN_TARGET <= target <= MAX_TARGET:
+            raise InvalidSetupError(f"target {target} is out of range {MIN_TARGET}-{MAX_TARGET}")
+        if deck is not None:
+            deck = list(deck)
+            if len(deck) != len(DECK) or set(deck) != set(DECK):
+                raise InvalidSetupError("deck must list each of the 40 cards exactly once")
+        if first_dealer is None:
+            if seed is not None:
+                first_dealer = random.Random(f"scopa:{seed}:dealer").randrange(players)
+            else:
+                first_dealer = secrets.randbelow(players)
+        elif not 0 <= first_dealer < players:
+            raise InvalidSetupError(f"first_dealer {first_dealer} is not a seat (0-{players - 1})")
+        teams = team_of_seats(players)
+        match = cls(
+            variant=the_variant,
+            names=list(names),
+            target=target,
+            rules=rules_,
+            seed=seed,
+            teams=teams,
+            dealer=first_dealer,
+            seeded=seed is not None or deck is not None,
+            scores=[0] * (max(teams) + 1),
+        )
+        events: list[Event] = [
+            {
+                "type": "match_started",
+                "variant": the_variant.name,
+                "seats": [
+                    {"seat": s, "name": n, "team": t}
+                    for s, (n, t) in enumerate(zip(names, teams, strict=True))
+                ],
+                "target": target,
+                "rules": rules_.to_dict(),
+                "seeded": match.seeded,
+                "dealer": first_dealer,
+            }
+        ]
+        match._start_hand(events, deck)
+        return match, events
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+    @property
+    def team_count(self) -> int:
+        return len(self.scores)
+
+    def seats_of(self, team: int) -> list[int]:
+        return [seat for seat, t in enumerate(self.teams) if t == team]
+
+    def legal_moves(self, seat: int | None = None) -> list[Move]:
+        """The legal moves of ``seat`` (default: the seat to play); empty when it is not
+        that seat's turn or the match is over."""
+        seat = self.turn if seat is None else seat
+        if self.status != "playing" or seat is None or seat != self.turn:
+            return []
+        return legal_moves_in(self.variant, self.rules, self.hands[seat], self.table)
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def play(
+        self, seat: int, card: Card, capture: Iterable[Card] | None = None
+    ) -> tuple[Move, list[Event]]:
+        """Check and apply a move of ``seat``. ``capture`` may be None when the card has
+        exactly one legal move. Returns the move and the events it caused (the move first)."""
+        if self.status != "playing":
+            raise MatchOverError("the match is over: no more moves")
+        if seat != self.turn:
+            raise NotYourTurnError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        move = self.checked_move(seat, card, capture)
+        return move, self.push(move)
+
+    def checked_move(self, seat: int, card: Card, capture: Iterable[Card] | None) -> Move:
+        """The legal move ``seat`` means by ``card`` and ``capture``; else the error saying why."""
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalMoveError(f"{card} is not in your hand")
+        legal = self.legal_moves(seat)
+        own = [m for m in legal if m.card == card]
+        choices = [codes(m.captured) for m in own]
+        if capture is None:
+            if len(own) == 1:
+                return own[0]
+            if not own:
+                raise IllegalMoveError(
+                    f"{card} captures nothing, and another card in your hand can capture: "
+                    "with forced_capture 'any' you must capture",
+                    choices,
+                )
+            raise AmbiguousMoveError(
+                f"{card} can capture in {len(own)} ways: say which in 'capture'", choices
+            )
+        capture = list(capture)
+        move = Move.of(card, capture)
+        if move in own:
+            return move
+        raise IllegalMoveError(self._why_illegal(move, capture, own), choices)
+
+    def _why_illegal(self, move: Move, capture: list[Card], own: list[Move]) -> str:
+        card = move.card
+        if len(set(capture)) != len(capture):
+            return "the capture names a card twice"
+        missing = [c for c in capture if c not in self.table]
+        if missing:
+            return f"{', '.join(map(str, missing))} not on the table"
+        if not own:
+            return (
+                f"{card} captures nothing, and another card in your hand can capture: "
+                "with forced_capture 'any' you must capture"
+            )
+        if not capture:
+            return f"{card} can capture, so it must take one of the captures listed (R4.3)"
+        if all(not m.capture for m in own):
+            return f"{card} captures nothing here: play it with an empty capture"
+        if any(len(m.capture) == 1 for m in own) and len(capture) > 1:
+            return (
+                f"a card of value {card.value} is on the table: {card} must take exactly one "
+                "such card, a single match goes before any sum (R4.1)"
+            )
+        total = sum(c.value for c in capture)
+        return (
+            f"{'+'.join(map(str, sorted_cards(capture)))} is not a capture {card} can make "
+            f"(the values add up to {total}; see the captures listed)"
+        )
+
+    def push(self, move: Move) -> list[Event]:
+        """Apply ``move`` for the seat to play WITHOUT checking it is legal: the fast path
+        for callers that took the move from :meth:`legal_moves`. Use :meth:`play` otherwise."""
+        seat = self.turn
+        assert seat is not None
+        self.hands[seat].remove(move.card)
+        last_card = not self.stock and not any(self.hands)
+        scopa = False
+        if move.capture:
+            for card in move.capture:
+                self.table.remove(card)
+            self.piles[seat].append(move.card)
+            self.piles[seat].extend(move.captured)
+            self.last_capturer = seat
+            scopa = self.variant.is_scopa(len(move.capture), len(self.table), last_card)
+            if scopa:
+                self.scopas[seat] += 1
+        else:
+            self.table.append(move.card)
+        self.last_move = {
+            "seat": seat,
+            "card": move.card.code,
+            "capture": codes(move.captured),
+            "scopa": scopa,
+        }
+        events: list[Event] = [{"type": "move", **self.last_move}]
+        if any(self.hands):
+            self.turn = (seat + 1) % self.players
+        elif self.stock:
+            self._deal_round(events)
+            self.turn = (seat + 1) % self.players
+        else:
+            self._end_hand(events)
+        return events
+
+    # -- the deal and the end of a hand ---------------------------------------------------------
+
+    def _shuffled_deck(self, attempt: int) -> list[Card]:
+        deck = list(DECK)
+        if self.seed is not None:
+            random.Random(f"scopa:{self.seed}:{self.hand_number}:{attempt}").shuffle(deck)
+        else:
+            secrets.SystemRandom().shuffle(deck)
+        return deck
+
+    def _play_order(self) -> list[int]:
+        """Seats from the one after the dealer round to the dealer (R2, R3)."""
+        return [(self.dealer + 1 + i) % self.players for i in range(self.players)]
+
+    def _start_hand(self, events: list[Event], deck: list[Card] | None = None) -> None:
+        """Deal a new hand (R3): hands then table, again while the table shows 3+ kings."""
+        self.hand_number += 1
+        plan = self.variant.deal_plan(self.players)
+        attempt = 0
+        while True:
+            cards = deck if deck is not None and attempt == 0 else self._shuffled_deck(attempt)
+            hands: list[list[Card]] = [[] for _ in range(self.players)]
+            pos = 0
+            for seat in self._play_order():
+                hands[seat] = cards[pos : pos + plan.hand_size]
+                pos += plan.hand_size
+            table = cards[pos : pos + plan.table_size]
+            pos += plan.table_size
+            if not self.variant.needs_redeal(table):
+                break
+            events.append(
+                {
+                    "type": "redeal",
+                    "hand": self.hand_number,
+                    "dealer": self.dealer,
+                    "table": codes(table),
+                    "reason": "three or more kings on the table (R3)",
+                }
+            )
+            attempt += 1
+        self.hands, self.table, self.stock = hands, list(table), cards[pos:]
+        self.piles = [[] for _ in range(self.players)]
+        self.scopas = [0] * self.players
+        self.last_capturer = None
+        self.last_move = None
+        self.turn = (self.dealer + 1) % self.players
+        events.append(self._deal_event(table, plan.hand_size))
+
+    def _deal_round(self, events: list[Event]) -> None:
+        """R3: every hand is empty: three more cards to each seat from the stock."""
+        size = self.variant.deal_plan(self.players).hand_size
+        for seat in self._play_order():
+            self.hands[seat], self.stock = self.stock[:size], self.stock[size:]
+        events.append(self._deal_event([], size))
+
+    def _deal_event(self, table: list[Card], size: int) -> Event:
+        return {
+            "type": "deal",
+            "hand": self.hand_number,
+            "dealer": self.dealer,
+            "cards_each": size,
+            "table": codes(table),
+            "stock_count": len(self.stock),
+            "hands": {str(seat): codes(hand) for seat, hand in enumerate(self.hands)},
+        }
+
+    def _end_hand(self, events: list[Event]) -> None:
+        """R6-R8: the table goes to the last capturer, the hand is scored, the match goes on
+        or ends."""
+        remainder = list(self.table)
+        self.table.clear()
+        if self.last_capturer is not None:
+            self.piles[self.last_capturer].extend(remainder)
+        sides = self.score_current_piles()
+        for side in sides:
+            self.scores[side.team] += side.total
+        hand_score = {
+            "hand": self.hand_number,
+            "teams": [side.to_dict() for side in sides],
+            "scores": list(self.scores),
+        }
+        self.hand_scores.append(hand_score)
+        events.append(
+            {
+                "type": "hand_over",
+                "hand": self.hand_number,
+                "remainder": {
+                    "seat": self.last_capturer,
+                    "team": None if self.last_capturer is None else self.teams[self.last_capturer],
+                    "cards": codes(sorted_cards(remainder)),
+                },
+                "score": hand_score,
+            }
+        )
+        winner = self._match_winner(sides)
+        if winner is not None:
+            self.status, self.winner, self.turn = "finished", winner, None
+            events.append({"type": "match_over", "winner": winner, "scores": list(self.scores)})
+            return
+        self.dealer = (self.dealer + 1) % self.players
+        self._start_hand(events)
+
+    def score_current_piles(self) -> list[SideScore]:
+        piles: list[list[Card]] = [[] for _ in range(self.team_count)]
+        scopas = [0] * self.team_count
+        for seat, team in enumerate(self.teams):
+            piles[team].extend(self.piles[seat])
+            scopas[team] += self.scopas[seat]
+        return score_hand(piles, scopas, self.rules)
+
+    def _match_winner(self, sides: list[SideScore]) -> int | None:
+        """R9 napoleone, else R8: once a side reached the target, the single highest total."""
+        if self.rules.napoleone:
+            for side in sides:
+                if side.has_all_coins:
+                    return side.team
+        top = max(self.scores)
+        if top < self.target or self.scores.count(top) > 1:
+            return None
+        return self.scores.index(top)
+
+    # -- storage --------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as JSON-ready data, hidden cards included: for storage only."""
+        return {
+            "variant": self.variant.name,
+            "names": self.names,
+            "target": self.target,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "teams": self.teams,
+            "dealer": self.dealer,
+            "seeded": self.seeded,
+            "hand_number": self.hand_number,
+            "turn": self.turn,
+            "hands": [codes(h) for h in self.hands],
+            "table": codes(self.table),
+            "stock": codes(self.stock),
+            "piles": [codes(p) for p in self.piles],
+            "scopas": self.scopas,
+            "last_capturer": self.last_capturer,
+            "scores": self.scores,
+            "hand_scores": self.hand_scores,
+            "status": self.status,
+            "winner": self.winner,
+            "last_move": self.last_move,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Match:
+        return cls(
+            variant=get_variant(data["variant"]),
+            names=list(data["names"]),
+            target=data["target"],
+            rules=Rules.from_dict(data["rules"]),
+            seed=data["seed"],
+            teams=list(data["teams"]),
+            dealer=data["dealer"],
+            seeded=data["seeded"],
+            hand_number=data["hand_number"],
+            turn=data["turn"],
+            hands=[parse_cards(h) for h in data["hands"]],
+            table=parse_cards(data["table"]),
+            stock=parse_cards(data["stock"]),
+            piles=[parse_cards(p) for p in data["piles"]],
+            scopas=list(data["scopas"]),
+            last_capturer=data["last_capturer"],
+            scores=list(data["scores"]),
+            hand_scores=list(data["hand_scores"]),
+            status=data["status"],
+            winner=data["winner"],
+            last_move=data["last_move"],
+        )

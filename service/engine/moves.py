@@ -1,0 +1,46 @@
+"""A move: the card played and the set of table cards it captures (R4)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .cards import Card, sorted_cards
+from .errors import ScopaError
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A card played and the table cards it takes (empty: the card is laid).
+
+    Text notation, both ways: ``"7D"`` lays the 7 of coins, ``"7Dx3C+4B"`` plays it
+    taking the 3 of cups and the 4 of clubs. ``Move.parse(str(move)) == move``.
+    """
+
+    card: Card
+    capture: frozenset[Card] = field(default_factory=frozenset)
+
+    @classmethod
+    def of(cls, card: Card, capture: Iterable[Card] = ()) -> Move:
+        return cls(card, frozenset(capture))
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        card_code, _, capture_codes = text.partition("x")
+        capture = [Card.parse(c) for c in capture_codes.split("+")] if capture_codes else []
+        if len(set(capture)) != len(capture):
+            raise ScopaError(f"{text!r} names a captured card twice")
+        return cls.of(Card.parse(card_code), capture)
+
+    @property
+    def captured(self) -> list[Card]:
+        """The captured cards in listing order (by value, then suit)."""
+        return sorted_cards(self.capture)
+
+    def __str__(self) -> str:
+        if not self.capture:
+            return self.card.code
+        return self.card.code + "x" + "+".join(c.code for c in self.captured)
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"

@@ -1,0 +1,32 @@
+"""Classic Scopa (RULES.md R1-R9)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import Card
+from .base import DealPlan, Variant, subsets_with_sum
+
+
+class Scopa(Variant):
+    name = "scopa"
+    title = "Scopa"
+    description = (
+        "Classic Scopa for 2, 3, 4 (two partnerships) or 6 (two teams of three) players. "
+        "Three cards to each seat and four face up on the table, then three more each "
+        "until the stock is gone. A card takes a table card of its value, or else a set of "
+        "cards adding up to its value; clearing the table scores a scopa."
+    )
+    player_counts = (2, 3, 4, 6)
+    default_target = 11
+
+    def deal_plan(self, players: int) -> DealPlan:
+        return DealPlan(hand_size=3, table_size=4, deals_again=True)
+
+    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
+        # R4.1: a single card of the same value has priority over any sum.
+        matches = [(c,) for c in table if c.value == card.value]
+        if matches:
+            return sorted(matches, key=lambda m: m[0].sort_key)
+        # R4.2: otherwise any set of two or more cards adding up to the card's value.
+        return subsets_with_sum(table, card.value, min_size=2)

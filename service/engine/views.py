@@ -1,0 +1,74 @@
+"""What a viewer may see: the one place that decides it.
+
+A viewer is a seat number, or ``None`` for a spectator. A seat sees its own hand; nobody
+sees another seat's hand or the stock. Every view and every event a client receives is
+built here from the full state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import codes
+from .match import Event, Match, is_sweep
+from .moves import Move
+
+
+def match_view(match: Match, viewer: int | None) -> dict[str, Any]:
+    """The state of ``match`` as ``viewer`` may see it."""
+    counts = [0] * match.players
+    for seat, pile in enumerate(match.piles):
+        counts[seat] = len(pile)
+    view: dict[str, Any] = {
+        "variant": match.variant.name,
+        "status": match.status,
+        "target": match.target,
+        "rules": match.rules.to_dict(),
+        "seeded": match.seeded,
+        "hand_number": match.hand_number,
+        "dealer": match.dealer,
+        "turn": match.turn,
+        "table": codes(match.table),
+        "stock_count": len(match.stock),
+        "you": viewer,
+        "seats": [
+            {
+                "seat": seat,
+                "name": name,
+                "team": match.teams[seat],
+                "hand_count": len(match.hands[seat]),
+                "captured_count": counts[seat],
+                "scopas": match.scopas[seat],
+            }
+            for seat, name in enumerate(match.names)
+        ],
+        "teams": [
+            {"team": team, "seats": match.seats_of(team), "score": score}
+            for team, score in enumerate(match.scores)
+        ],
+        "last_move": match.last_move,
+        "winner": match.winner,
+    }
+    if viewer is not None:
+        view["hand"] = codes(match.hands[viewer])
+    return view
+
+
+def event_view(event: Event, viewer: int | None) -> Event:
+    """``event`` with the cards ``viewer`` could not see removed: a deal shows the viewer
+    its own cards under ``"cards"`` and nobody else's."""
+    if "hands" not in event:
+        return event
+    shown = {k: v for k, v in event.items() if k != "hands"}
+    if viewer is not None:
+        shown["cards"] = event["hands"][str(viewer)]
+    return shown
+
+
+def move_view(move: Move, table: list[Any]) -> dict[str, Any]:
+    """A legal move as clients see it: the card, what it takes, whether it clears the table."""
+    return {
+        "card": move.card.code,
+        "capture": codes(move.captured),
+        "sweep": is_sweep(move, table),
+    }

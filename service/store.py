@@ -1,0 +1,117 @@
+"""The game store: one Redis hash and one event list per game, changed only by
+compare-and-set on the game's version.
+
+Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
+
+    scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included)
+    scopa:game:{<id>}:events   list of event JSON, oldest first
+
+Both expire ``ttl`` seconds after the last write.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+KEY_PREFIX = "scopa:game:"
+
+#: KEYS[1] the game hash, KEYS[2] its event list.
+#: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
+#: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5..] events to append.
+#: Writes only if the stored version is still ARGV[1]; returns 1 if it wrote, else 0.
+_COMPARE_AND_SET = """
+local current = redis.call('HGET', KEYS[1], 'v') or ''
+if current ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
+if #ARGV >= 5 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+end
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return 1
+"""
+
+
+class GameNotFoundError(LookupError):
+    """No game is stored under this id (never created, or expired)."""
+
+
+class VersionConflictError(RuntimeError):
+    """The game's version changed between the read and the write: another move won."""
+
+
+def key_for(game_id: str) -> str:
+    return f"{KEY_PREFIX}{{{game_id}}}"
+
+
+def events_key_for(game_id: str) -> str:
+    return key_for(game_id) + ":events"
+
+
+def new_game_id() -> str:
+    """128 random bits, URL-safe: ids are not guessable nor enumerable."""
+    return secrets.token_urlsafe(16)
+
+
+@dataclass
+class StoredGame:
+    id: str
+    version: int
+    state: dict[str, Any]
+
+
+class GameStore:
+    """Reads and writes games in Redis. Every write is a compare-and-set."""
+
+    def __init__(self, client: redis.Redis, ttl_seconds: int) -> None:
+        self.redis = client
+        self.ttl = ttl_seconds
+        self._cas = client.register_script(_COMPARE_AND_SET)
+
+    def create(self, state: dict[str, Any], events: list[dict[str, Any]]) -> StoredGame:
+        """Store a new game at version 1 under a fresh id."""
+        while True:
+            game = StoredGame(new_game_id(), 0, state)
+            try:
+                return self.save(game, events)
+            except VersionConflictError:  # an id collision: ~never with 128 bits
+                continue
+
+    def load(self, game_id: str) -> StoredGame:
+        version, state = self.redis.hmget(key_for(game_id), ["v", "s"])
+        if version is None or state is None:
+            raise GameNotFoundError(game_id)
+        return StoredGame(game_id, int(version), json.loads(state))
+
+    def save(self, game: StoredGame, events: list[dict[str, Any]]) -> StoredGame:
+        """Write ``game.state`` as the version after ``game.version`` and append ``events``,
+        if nobody wrote since ``game.version`` was read; else raise VersionConflictError."""
+        expected = str(game.version) if game.version else ""
+        new_version = game.version + 1
+        state = json.dumps(game.state, separators=(",", ":"))
+        args: list[str | int] = [expected, new_version, state, self.ttl]
+        args += [json.dumps(e, separators=(",", ":")) for e in events]
+        written = self._cas(keys=[key_for(game.id), events_key_for(game.id)], args=args)
+        if not written:
+            raise VersionConflictError(game.id)
+        return StoredGame(game.id, new_version, game.state)
+
+    def events(self, game_id: str) -> tuple[int, list[dict[str, Any]]]:
+        """The game's version and its whole event log, oldest first."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hget(key_for(game_id), "v")
+            pipe.lrange(events_key_for(game_id), 0, -1)
+            version, raw = pipe.execute()
+        if version is None:
+            raise GameNotFoundError(game_id)
+        return int(version), [json.loads(e) for e in raw]
+
+    def ping(self) -> bool:
+        return bool(self.redis.ping())

@@ -1,0 +1,72 @@
+"""Shared pytest fixtures.
+
+The tests talk to a real Redis server, never a fake: by default a private
+``redis-server`` that ``service.devredis`` starts once per test session on a free
+port of 127.0.0.1 (with an append-only file, so ``redis_server.restart()`` keeps the
+data).  A ``REDIS_URL`` in the environment is ignored; to run the suite against
+another server set ``TEST_REDIS_URL`` instead (its database is flushed before each
+test, so point it at a scratch database).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.app import create_app
+from service.devredis import RedisServer
+from tests.helpers import Table
+
+
+@dataclass(frozen=True)
+class ExternalRedis:
+    """A Redis the tests did not start (from ``TEST_REDIS_URL``): only its URL is known."""
+
+    url: str
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer | ExternalRedis]:
+    """The session's Redis: a private persistent ``RedisServer``, or ``TEST_REDIS_URL``."""
+    external_url = os.environ.get("TEST_REDIS_URL")
+    if external_url:
+        yield ExternalRedis(external_url)
+        return
+    with RedisServer(persist=True) as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer | ExternalRedis, monkeypatch: pytest.MonkeyPatch) -> str:
+    """URL of the session's Redis, with its database flushed before the test.
+
+    ``REDIS_URL`` is also set to it for the duration of the test, so code that reads
+    the environment (``create_app()`` without a config) uses the same server.
+    """
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushdb()
+    monkeypatch.setenv("REDIS_URL", redis_server.url)
+    return redis_server.url
+
+
+@pytest.fixture
+def app(redis_url: str) -> Flask:
+    """The application, on the session's private Redis."""
+    return create_app({"REDIS_URL": redis_url, "TESTING": True})
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def table(client: FlaskClient) -> Table:
+    """A helper that creates matches and plays seats over HTTP."""
+    return Table(client)

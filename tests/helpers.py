@@ -1,0 +1,74 @@
+"""A client-side helper for the API tests: create a match, act as its seats."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+
+class Table:
+    """Creates matches over HTTP and plays them as their seats would."""
+
+    def __init__(self, client: FlaskClient) -> None:
+        self.client = client
+        self.game_id = ""
+        self.tokens: list[str] = []
+        self.created: dict[str, Any] = {}
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        response = self.client.post("/v1/games", json=body)
+        assert response.status_code == 201, response.json
+        self.created = response.get_json()
+        self.game_id = self.created["id"]
+        self.tokens = [seat["token"] for seat in self.created["seats"]]
+        return self.created
+
+    def auth(self, seat: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[seat]}"}
+
+    def url(self, suffix: str = "") -> str:
+        return f"/v1/games/{self.game_id}{suffix}"
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        headers = self.auth(seat) if seat is not None else {}
+        response = self.client.get(self.url(), headers=headers)
+        assert response.status_code == 200, response.json
+        return response.get_json()  # type: ignore[no-any-return]
+
+    def legal_moves(self, seat: int) -> list[dict[str, Any]]:
+        response = self.client.get(self.url("/legal-moves"), headers=self.auth(seat))
+        assert response.status_code == 200, response.json
+        return response.get_json()["moves"]  # type: ignore[no-any-return]
+
+    def move(
+        self,
+        seat: int,
+        card: str,
+        capture: list[str] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> TestResponse:
+        body: dict[str, Any] = {"card": card}
+        if capture is not None:
+            body["capture"] = capture
+        return self.client.post(
+            self.url("/moves"), json=body, headers={**self.auth(seat), **(headers or {})}
+        )
+
+    def play_to_end(self, rng: random.Random, max_moves: int = 5000) -> list[dict[str, Any]]:
+        """Play random legal moves for whoever is on turn until the match ends.
+        Returns every move response body, in order."""
+        results = []
+        turn = self.view()["turn"]
+        for _ in range(max_moves):
+            if turn is None:
+                return results
+            move = rng.choice(self.legal_moves(turn))
+            response = self.move(turn, move["card"], move["capture"])
+            assert response.status_code == 200, response.json
+            body = response.get_json()
+            results.append(body)
+            turn = body["state"]["turn"]
+        raise AssertionError("the match did not end")
