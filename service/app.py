@@ -28,6 +28,8 @@ no response ever shows another seat's cards or the stock. Every error is an RFC 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
+    # No redirects (they would be HTML): "/v1/games//moves" is a plain 404.
+    app.url_map.merge_slashes = False
     app.config.update(settings.from_env())
     app.config.update(
         API_TITLE="Scopa",
