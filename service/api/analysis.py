@@ -9,9 +9,17 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
-from ..engine import Rules, get_variant, legal_moves_in, move_view, parse_cards, score_hand
+from ..engine import (
+    VARIANTS,
+    Rules,
+    get_variant,
+    legal_moves_in,
+    move_view,
+    parse_cards,
+    score_hand,
+)
 from .problems import documents
-from .schemas import VARIANTS, Cards, LegalMoveSchema, RulesSchema, SideScoreSchema, StrictSchema
+from .schemas import Cards, LegalMoveSchema, RulesSchema, SideScoreSchema, StrictSchema
 
 blp = Blueprint(
     "analysis",

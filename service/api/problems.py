@@ -8,6 +8,7 @@ card into a response.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 
 import marshmallow as ma
 import redis
-from flask import Flask, Response, json
+from flask import Flask, Response
 from flask_smorest import Api, Blueprint
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
@@ -148,7 +149,9 @@ class Problem(Exception):
             "detail": self.detail,
             **self.extra,
         }
-        resp = Response(json.dumps(body), status=self.status, mimetype=PROBLEM_JSON)
+        resp = Response(
+            json.dumps(body, separators=(",", ":")), status=self.status, mimetype=PROBLEM_JSON
+        )
         resp.headers.update(self.headers)
         return resp
 
