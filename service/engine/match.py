@@ -227,7 +227,7 @@ class Match:
             )
         capture = list(capture)
         move = Move.of(card, capture)
-        if move in own:
+        if move in own and len(move.capture) == len(capture):
             return move
         raise IllegalMoveError(self._why_illegal(move, capture, own), choices)
 
@@ -420,11 +420,11 @@ class Match:
         """The whole state as JSON-ready data, hidden cards included: for storage only."""
         return {
             "variant": self.variant.name,
-            "names": self.names,
+            "names": list(self.names),
             "target": self.target,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
-            "teams": self.teams,
+            "teams": list(self.teams),
             "dealer": self.dealer,
             "seeded": self.seeded,
             "hand_number": self.hand_number,
@@ -433,10 +433,10 @@ class Match:
             "table": codes(self.table),
             "stock": codes(self.stock),
             "piles": [codes(p) for p in self.piles],
-            "scopas": self.scopas,
+            "scopas": list(self.scopas),
             "last_capturer": self.last_capturer,
-            "scores": self.scores,
-            "hand_scores": self.hand_scores,
+            "scores": list(self.scores),
+            "hand_scores": list(self.hand_scores),
             "status": self.status,
             "winner": self.winner,
             "last_move": self.last_move,
