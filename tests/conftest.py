@@ -11,8 +11,9 @@ test, so point it at a scratch database).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import redis
@@ -56,9 +57,24 @@ def redis_url(redis_server: RedisServer | ExternalRedis, monkeypatch: pytest.Mon
 
 
 @pytest.fixture
-def app(redis_url: str) -> Flask:
+def make_app() -> Iterator[Callable[..., Flask]]:
+    """Build apps with extra config; their Redis connections are closed after the test."""
+    apps: list[Flask] = []
+
+    def make(**config: Any) -> Flask:
+        app = create_app({"TESTING": True, **config})
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["scopa_store"].redis.close()
+
+
+@pytest.fixture
+def app(redis_url: str, make_app: Callable[..., Flask]) -> Flask:
     """The application, on the session's private Redis."""
-    return create_app({"REDIS_URL": redis_url, "TESTING": True})
+    return make_app(REDIS_URL=redis_url)
 
 
 @pytest.fixture

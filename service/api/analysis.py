@@ -6,7 +6,6 @@ from typing import Any
 
 import marshmallow as ma
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
 from ..engine import (
@@ -18,8 +17,9 @@ from ..engine import (
     parse_cards,
     score_hand,
 )
+from .blueprint import Blueprint
 from .problems import documents
-from .schemas import Cards, LegalMoveSchema, RulesSchema, SideScoreSchema, StrictSchema
+from .schemas import Cards, Integer, LegalMoveSchema, RulesSchema, SideScoreSchema, StrictSchema
 
 blp = Blueprint(
     "analysis",
@@ -85,7 +85,7 @@ class PilesSchema(StrictSchema):
         metadata={"description": "Each side's captured cards, one list per side (2 or 3 sides)."},
     )
     scopas = fields.List(
-        fields.Integer(validate=validate.Range(0, 40)),
+        Integer(validate=validate.Range(0, 40)),
         metadata={"description": "Each side's scopas, in the order of `piles` (default: none)."},
     )
 

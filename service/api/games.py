@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import current_app, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ..engine import Card, Rules, event_view, match_view, move_view, parse_cards
 from ..games import (
@@ -18,6 +18,7 @@ from ..games import (
     play_move,
 )
 from ..store import GameStore
+from .blueprint import Blueprint
 from .problems import STORE_ERRORS, Problem, documents
 from .schemas import (
     CreateGameSchema,
@@ -96,7 +97,7 @@ def if_match_version() -> int | None:
     if header is None:
         return None
     value = header.strip().removeprefix("W/").strip('"')
-    if not value.isdigit():
+    if not re.fullmatch(r"[0-9]{1,18}", value):
         raise Problem(
             412,
             "/problems/version-mismatch",

@@ -7,8 +7,8 @@ from typing import Any
 import marshmallow as ma
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
+from .blueprint import Blueprint
 from .problems import documents
 
 blp = Blueprint("health", __name__, description="Probes for load balancers and orchestrators.")

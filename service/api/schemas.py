@@ -6,6 +6,7 @@ Every field is documented here, because this module is where the OpenAPI contrac
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import marshmallow as ma
@@ -29,6 +30,31 @@ def Card(**kwargs: Any) -> fields.String:  # noqa: N802 - a field factory, used 
     )
 
 
+def Integer(**kwargs: Any) -> fields.Integer:  # noqa: N802
+    """An integer that must be a JSON integer: no 2.5, no "12", no true."""
+    return fields.Integer(strict=True, **kwargs)
+
+
+class StrictBoolean(fields.Boolean):
+    """A boolean that must be a JSON true or false: no "yes", no 1."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
+    return StrictBoolean(**kwargs)
+
+
+def printable(value: str) -> bool:
+    """No control characters and no lone surrogates: text that shows and stores as UTF-8."""
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in value):
+        raise ma.ValidationError("Use printable text: no control characters.")
+    return True
+
+
 def Cards(description: str, **kwargs: Any) -> fields.List:  # noqa: N802
     return fields.List(Card(), metadata={"description": description}, **kwargs)
 
@@ -45,18 +71,18 @@ class StrictSchema(ma.Schema):
 class RulesSchema(StrictSchema):
     """Rule options (RULES.md R9); every one is off unless asked for."""
 
-    re_bello = fields.Boolean(
+    re_bello = Boolean(
         load_default=False,
         metadata={"description": "1 point for capturing the king of coins `10D`."},
     )
-    napola = fields.Boolean(
+    napola = Boolean(
         load_default=False,
         metadata={
             "description": "Capturing the ace, 2 and 3 of coins scores the length of the "
             "unbroken run of coins from the ace (3 to 10 points)."
         },
     )
-    napoleone = fields.Boolean(
+    napoleone = Boolean(
         load_default=False,
         metadata={
             "description": "A side that captures all ten coins in a hand wins the match when "
@@ -77,7 +103,7 @@ class RulesSchema(StrictSchema):
 class SeatSpecSchema(StrictSchema):
     name = fields.String(
         required=True,
-        validate=validate.Length(min=1, max=40),
+        validate=[validate.Length(min=1, max=40), printable],
         metadata={"description": "The player's display name (1-40 characters)."},
     )
 
@@ -88,7 +114,7 @@ class CreateGameSchema(StrictSchema):
         validate=validate.OneOf(sorted(VARIANTS)),
         metadata={"description": "The game to play (RULES.md R10)."},
     )
-    players = fields.Integer(
+    players = Integer(
         validate=validate.OneOf([2, 3, 4, 6]),
         metadata={
             "description": "Number of players (default 2): 2 or 3 play alone, 4 in two "
@@ -101,12 +127,12 @@ class CreateGameSchema(StrictSchema):
         validate=validate.Length(min=2, max=6),
         metadata={"description": "The seats in playing order, with their names."},
     )
-    target = fields.Integer(
+    target = Integer(
         validate=validate.Range(MIN_TARGET, MAX_TARGET),
         metadata={"description": "Points that end the match (default 11; 16 and 21 are common)."},
     )
     rules = fields.Nested(RulesSchema, load_default=lambda: RulesSchema().load({}))
-    seed = fields.Integer(
+    seed = Integer(
         validate=validate.Range(0, 2**63 - 1),
         metadata={
             "description": "Makes the first dealer and every shuffle of the match "
@@ -124,7 +150,7 @@ class CreateGameSchema(StrictSchema):
             "shows 3 or 4 kings the hand is dealt again from a shuffle (R3)."
         },
     )
-    first_dealer = fields.Integer(
+    first_dealer = Integer(
         validate=validate.Range(0, 5),
         metadata={"description": "The seat that deals the first hand (default: drawn at random)."},
     )
@@ -143,27 +169,27 @@ class MoveRequestSchema(StrictSchema):
 
 
 class SeatViewSchema(ma.Schema):
-    seat = fields.Integer(metadata={"description": "Seat index, 0-based, in playing order."})
+    seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
     name = fields.String()
-    team = fields.Integer(metadata={"description": "The side this seat scores for."})
-    hand_count = fields.Integer(metadata={"description": "Cards in this seat's hand."})
-    captured_count = fields.Integer(
+    team = Integer(metadata={"description": "The side this seat scores for."})
+    hand_count = Integer(metadata={"description": "Cards in this seat's hand."})
+    captured_count = Integer(
         metadata={"description": "Cards this seat has captured in the current hand."}
     )
-    scopas = fields.Integer(metadata={"description": "Scopas this seat made in the current hand."})
+    scopas = Integer(metadata={"description": "Scopas this seat made in the current hand."})
 
 
 class TeamViewSchema(ma.Schema):
-    team = fields.Integer()
-    seats = fields.List(fields.Integer(), metadata={"description": "The seats of this side."})
-    score = fields.Integer(metadata={"description": "Match points so far."})
+    team = Integer()
+    seats = fields.List(Integer(), metadata={"description": "The seats of this side."})
+    score = Integer(metadata={"description": "Match points so far."})
 
 
 class PlayedMoveSchema(ma.Schema):
-    seat = fields.Integer()
+    seat = Integer()
     card = Card()
     capture = Cards("The table cards taken; empty when the card was laid.")
-    scopa = fields.Boolean(metadata={"description": "The move scored a scopa (R5)."})
+    scopa = Boolean(metadata={"description": "The move scored a scopa (R5)."})
 
 
 class RulesViewSchema(RulesSchema):
@@ -178,32 +204,32 @@ class GameViewSchema(ma.Schema):
         ordered = True
 
     id = fields.String(metadata={"description": "The game id."})
-    version = fields.Integer(metadata={"description": "Increases by one with every move."})
+    version = Integer(metadata={"description": "Increases by one with every move."})
     variant = fields.String(validate=validate.OneOf(sorted(VARIANTS)))
     status = fields.String(validate=validate.OneOf(["playing", "finished"]))
-    target = fields.Integer()
+    target = Integer()
     rules = fields.Nested(RulesViewSchema)
-    seeded = fields.Boolean(
+    seeded = Boolean(
         metadata={
             "description": "The match was created with a `seed` or a `deck`: its deals "
             "are not secret."
         }
     )
-    hand_number = fields.Integer(metadata={"description": "The hand being played, from 1."})
-    dealer = fields.Integer(metadata={"description": "The seat that dealt this hand."})
-    turn = fields.Integer(
+    hand_number = Integer(metadata={"description": "The hand being played, from 1."})
+    dealer = Integer(metadata={"description": "The seat that dealt this hand."})
+    turn = Integer(
         allow_none=True, metadata={"description": "The seat to play; null when finished."}
     )
     table = Cards("The cards face up on the table.")
-    stock_count = fields.Integer(metadata={"description": "Cards left to deal in this hand."})
-    you = fields.Integer(
+    stock_count = Integer(metadata={"description": "Cards left to deal in this hand."})
+    you = Integer(
         allow_none=True, metadata={"description": "Your seat, or null for a spectator's view."}
     )
     hand = Cards("Your cards (only in a seat's view).")
     seats = fields.List(fields.Nested(SeatViewSchema))
     teams = fields.List(fields.Nested(TeamViewSchema))
     last_move = fields.Nested(PlayedMoveSchema, allow_none=True)
-    winner = fields.Integer(
+    winner = Integer(
         allow_none=True, metadata={"description": "The winning team once finished, else null."}
     )
 
@@ -211,11 +237,11 @@ class GameViewSchema(ma.Schema):
 class LegalMoveSchema(ma.Schema):
     card = Card()
     capture = Cards("The table cards this move takes; empty when the card is laid.")
-    sweep = fields.Boolean(metadata={"description": "The move clears the table."})
+    sweep = Boolean(metadata={"description": "The move clears the table."})
 
 
 class SeatMovesSchema(ma.Schema):
-    seat = fields.Integer()
+    seat = Integer()
     moves = fields.List(
         fields.Nested(LegalMoveSchema),
         metadata={"description": "Every legal move now; empty when it is not this seat's turn."},
@@ -223,37 +249,35 @@ class SeatMovesSchema(ma.Schema):
 
 
 class PointsSchema(ma.Schema):
-    cards = fields.Integer(metadata={"description": "1 for most cards (a tie: nobody)."})
-    coins = fields.Integer(metadata={"description": "1 for most coins (a tie: nobody)."})
-    settebello = fields.Integer(metadata={"description": "1 for the 7 of coins."})
-    primiera = fields.Integer(metadata={"description": "1 for the best primiera (a tie: nobody)."})
-    scopas = fields.Integer(metadata={"description": "1 per scopa."})
-    re_bello = fields.Integer(metadata={"description": "Option re_bello: 1 for the king of coins."})
-    napola = fields.Integer(
-        metadata={"description": "Option napola: the run of coins from the ace."}
-    )
+    cards = Integer(metadata={"description": "1 for most cards (a tie: nobody)."})
+    coins = Integer(metadata={"description": "1 for most coins (a tie: nobody)."})
+    settebello = Integer(metadata={"description": "1 for the 7 of coins."})
+    primiera = Integer(metadata={"description": "1 for the best primiera (a tie: nobody)."})
+    scopas = Integer(metadata={"description": "1 per scopa."})
+    re_bello = Integer(metadata={"description": "Option re_bello: 1 for the king of coins."})
+    napola = Integer(metadata={"description": "Option napola: the run of coins from the ace."})
 
 
 class SideScoreSchema(ma.Schema):
-    team = fields.Integer()
+    team = Integer()
     captured = Cards("Every card the side took this hand.")
-    cards = fields.Integer(metadata={"description": "How many cards it took."})
-    coins = fields.Integer(metadata={"description": "How many coins (D) it took."})
-    settebello = fields.Boolean(metadata={"description": "It took the 7 of coins."})
-    primiera = fields.Integer(
+    cards = Integer(metadata={"description": "How many cards it took."})
+    coins = Integer(metadata={"description": "How many coins (D) it took."})
+    settebello = Boolean(metadata={"description": "It took the 7 of coins."})
+    primiera = Integer(
         allow_none=True,
         metadata={"description": "Its primiera value, or null when a suit is missing."},
     )
-    scopas = fields.Integer()
+    scopas = Integer()
     points = fields.Nested(PointsSchema, metadata={"description": "Points by category."})
-    total = fields.Integer(metadata={"description": "Points this hand."})
+    total = Integer(metadata={"description": "Points this hand."})
 
 
 class HandScoreSchema(ma.Schema):
-    hand = fields.Integer(metadata={"description": "The hand number, from 1."})
+    hand = Integer(metadata={"description": "The hand number, from 1."})
     teams = fields.List(fields.Nested(SideScoreSchema))
     scores = fields.List(
-        fields.Integer(), metadata={"description": "Match totals after this hand, by team."}
+        Integer(), metadata={"description": "Match totals after this hand, by team."}
     )
 
 
@@ -264,14 +288,14 @@ class HandListSchema(ma.Schema):
 
 
 class EventSeatSchema(ma.Schema):
-    seat = fields.Integer()
+    seat = Integer()
     name = fields.String()
-    team = fields.Integer()
+    team = Integer()
 
 
 class RemainderSchema(ma.Schema):
-    seat = fields.Integer(allow_none=True, metadata={"description": "The last seat to capture."})
-    team = fields.Integer(allow_none=True)
+    seat = Integer(allow_none=True, metadata={"description": "The last seat to capture."})
+    team = Integer(allow_none=True)
     cards = Cards("The cards left on the table, now that side's (R6).")
 
 
@@ -283,33 +307,33 @@ class EventSchema(ma.Schema):
     scopa); `hand_over` (hand, remainder, score); `match_over` (winner, scores)."""
 
     type = fields.String(validate=validate.OneOf(EVENT_TYPES))
-    seq = fields.Integer(metadata={"description": "Position in the game's event log, from 0."})
+    seq = Integer(metadata={"description": "Position in the game's event log, from 0."})
     variant = fields.String()
     seats = fields.List(fields.Nested(EventSeatSchema))
-    target = fields.Integer()
+    target = Integer()
     rules = fields.Nested(RulesViewSchema)
-    seeded = fields.Boolean()
-    hand = fields.Integer(metadata={"description": "The hand number."})
-    dealer = fields.Integer()
+    seeded = Boolean()
+    hand = Integer(metadata={"description": "The hand number."})
+    dealer = Integer()
     reason = fields.String()
-    cards_each = fields.Integer(metadata={"description": "Cards dealt to each seat."})
+    cards_each = Integer(metadata={"description": "Cards dealt to each seat."})
     table = Cards("Cards dealt face up to the table (deal), or the table that forced a redeal.")
-    stock_count = fields.Integer()
+    stock_count = Integer()
     cards = Cards("Deal: the cards dealt to you (only in a seat's view).")
-    seat = fields.Integer()
+    seat = Integer()
     card = Card()
     capture = Cards("Cards taken.")
-    scopa = fields.Boolean()
+    scopa = Boolean()
     remainder = fields.Nested(RemainderSchema)
     score = fields.Nested(HandScoreSchema)
-    winner = fields.Integer(allow_none=True)
-    scores = fields.List(fields.Integer())
+    winner = Integer(allow_none=True)
+    scores = fields.List(Integer())
 
 
 class CreatedSeatSchema(ma.Schema):
-    seat = fields.Integer()
+    seat = Integer()
     name = fields.String()
-    team = fields.Integer()
+    team = Integer()
     token = fields.String(
         metadata={
             "description": "This seat's secret bearer token, shown only in this response: "
@@ -320,7 +344,7 @@ class CreatedSeatSchema(ma.Schema):
 
 class GameCreatedSchema(ma.Schema):
     id = fields.String()
-    version = fields.Integer()
+    version = Integer()
     seats = fields.List(fields.Nested(CreatedSeatSchema))
     state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
 
@@ -338,5 +362,5 @@ class MoveResultSchema(ma.Schema):
 
 class EventLogSchema(ma.Schema):
     id = fields.String()
-    version = fields.Integer()
+    version = Integer()
     events = fields.List(fields.Nested(EventSchema))
