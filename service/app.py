@@ -8,7 +8,7 @@ import redis
 from flask import Flask, request
 
 from . import config as settings
-from .api import analysis, games, health
+from .api import analysis, games, health, variants
 from .api.problems import Problem, ProblemApi
 from .store import GameStore
 
@@ -67,7 +67,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["scopa_store"] = GameStore(client, app.config["GAME_TTL_SECONDS"])
 
     api = ProblemApi(app)
-    for blueprint in (games.blp, analysis.blp, health.blp):
+    for blueprint in (games.blp, variants.blp, analysis.blp, health.blp):
         api.register_blueprint(blueprint)
 
     @app.before_request

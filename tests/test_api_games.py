@@ -54,6 +54,7 @@ class TestCreate:
             "napola": False,
             "napoleone": False,
             "forced_capture": "card",
+            "dealer_last_sweep": False,
         }
         assert state["seeded"] is False
         assert state["hand_number"] == 1
@@ -90,7 +91,7 @@ class TestCreate:
         assert [s["team"] for s in created["seats"]] == [0, 1, 2]
         state = created["state"]
         assert state["target"] == 21
-        assert state["rules"] == rules
+        assert state["rules"] == {**rules, "dealer_last_sweep": False}
         assert [s["name"] for s in state["seats"]] == ["Ana", "Bruno", "Chiara"]
 
     @pytest.mark.parametrize("players", [2, 3, 4, 6])

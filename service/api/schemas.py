@@ -12,11 +12,20 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..engine import DECK, VARIANTS, ForcedCapture
+from ..engine import DECK, VARIANTS
 from ..engine.match import MAX_TARGET, MIN_TARGET
+from ..engine.rules import OPTIONS, Option
 
 CARD_CODES = [card.code for card in DECK]
-EVENT_TYPES = ["match_started", "redeal", "deal", "move", "hand_over", "match_over"]
+EVENT_TYPES = [
+    "match_started",
+    "redeal",
+    "deal",
+    "dealer_bonus",
+    "move",
+    "hand_over",
+    "match_over",
+]
 
 
 def Card(**kwargs: Any) -> fields.String:  # noqa: N802 - a field factory, used like a class
@@ -68,36 +77,26 @@ class StrictSchema(ma.Schema):
 # -- requests ------------------------------------------------------------------------------
 
 
-class RulesSchema(StrictSchema):
-    """Rule options (RULES.md R9); every one is off unless asked for."""
+def _option_field(option: Option) -> fields.Field:
+    metadata = {"description": option.description}
+    if option.choices:
+        return fields.String(
+            load_default=option.default,
+            validate=validate.OneOf(option.choices),
+            metadata=metadata,
+        )
+    return Boolean(load_default=option.default, metadata=metadata)
 
-    re_bello = Boolean(
-        load_default=False,
-        metadata={"description": "1 point for capturing the king of coins `10D`."},
-    )
-    napola = Boolean(
-        load_default=False,
-        metadata={
-            "description": "Capturing the ace, 2 and 3 of coins scores the length of the "
-            "unbroken run of coins from the ace (3 to 10 points)."
-        },
-    )
-    napoleone = Boolean(
-        load_default=False,
-        metadata={
-            "description": "A side that captures all ten coins in a hand wins the match when "
-            "that hand ends, whatever the scores."
-        },
-    )
-    forced_capture = fields.String(
-        load_default=ForcedCapture.CARD.value,
-        validate=validate.OneOf([f.value for f in ForcedCapture]),
-        metadata={
-            "description": "`card` (R4.3): a card that can capture must capture, but another "
-            "card may be laid instead. `any`: if any card in hand can capture, the player "
-            "must capture."
-        },
-    )
+
+class RulesSchema(StrictSchema):
+    """Rule options (RULES.md R9, R10); every one is off unless asked for. Options that
+    belong to another variant are refused with 422."""
+
+    re_bello = _option_field(OPTIONS["re_bello"])
+    napola = _option_field(OPTIONS["napola"])
+    napoleone = _option_field(OPTIONS["napoleone"])
+    forced_capture = _option_field(OPTIONS["forced_capture"])
+    dealer_last_sweep = _option_field(OPTIONS["dealer_last_sweep"])
 
 
 class SeatSpecSchema(StrictSchema):
@@ -112,12 +111,15 @@ class CreateGameSchema(StrictSchema):
     variant = fields.String(
         load_default="scopa",
         validate=validate.OneOf(sorted(VARIANTS)),
-        metadata={"description": "The game to play (RULES.md R10)."},
+        metadata={
+            "description": "The game to play (RULES.md R10); `GET /v1/variants` describes each."
+        },
     )
     players = Integer(
         validate=validate.OneOf([2, 3, 4, 6]),
         metadata={
-            "description": "Number of players (default 2): 2 or 3 play alone, 4 in two "
+            "description": "Number of players (default: 2, or 4 for the scopone variants): "
+            "2 or 3 play alone, 4 in two "
             "partnerships (seats 0+2 against 1+3), 6 in two teams of three (0, 2, 4 "
             "against 1, 3, 5). Leave out when `seats` is given, or give the same count."
         },
@@ -144,10 +146,10 @@ class CreateGameSchema(StrictSchema):
         validate=validate.Length(equal=40),
         metadata={
             "description": "All 40 cards, each once: the first hand is dealt from this list "
-            "in order. Cards are taken from the front; each seat in playing order, starting "
-            "with the seat after the dealer, gets its 3 cards at once, then the table gets 4. "
-            "Later deals of that hand continue from the list the same way. If the table "
-            "shows 3 or 4 kings the hand is dealt again from a shuffle (R3)."
+            "in order, cards taken from the front. "
+            + " ".join(f"`{v.name}`: {v.deal_order}." for v in VARIANTS.values())
+            + " If the table must be dealt again (3 or 4 kings, R3), the new deal comes "
+            "from a shuffle. A match created with `deck` or `seed` is marked `seeded`."
         },
     )
     first_dealer = Integer(
@@ -303,8 +305,9 @@ class EventSchema(ma.Schema):
     """One thing that happened. Which fields are present depends on `type`:
     `match_started` (variant, seats, target, rules, seeded, dealer); `redeal` (hand,
     dealer, table, reason); `deal` (hand, dealer, cards_each, table, stock_count, and
-    `cards`: the viewer's own cards, only for a seat); `move` (seat, card, capture,
-    scopa); `hand_over` (hand, remainder, score); `match_over` (winner, scores)."""
+    `cards`: the viewer's own cards, only for a seat); `dealer_bonus` (escoba: hand,
+    seat, capture, scopas); `move` (seat, card, capture, scopa); `hand_over` (hand,
+    remainder, score); `match_over` (winner, scores)."""
 
     type = fields.String(validate=validate.OneOf(EVENT_TYPES))
     seq = Integer(metadata={"description": "Position in the game's event log, from 0."})
@@ -324,6 +327,7 @@ class EventSchema(ma.Schema):
     card = Card()
     capture = Cards("Cards taken.")
     scopa = Boolean()
+    scopas = Integer(metadata={"description": "Dealer's bonus: the escobas it scores."})
     remainder = fields.Nested(RemainderSchema)
     score = fields.Nested(HandScoreSchema)
     winner = Integer(allow_none=True)

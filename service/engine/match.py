@@ -117,7 +117,7 @@ class Match:
         rules_ = rules or Rules()
         the_variant = get_variant(variant)
         if names is None:
-            players = players if players is not None else 2
+            players = players if players is not None else the_variant.player_counts[0]
             names = [f"Player {seat + 1}" for seat in range(players)]
         elif players is not None and players != len(names):
             raise InvalidSetupError(f"players is {players} but {len(names)} seats are named")
@@ -127,6 +127,9 @@ class Match:
             raise InvalidSetupError(
                 f"{the_variant.title} is played by {allowed} players, not {players}"
             )
+        problem = the_variant.check_rules(rules_)
+        if problem:
+            raise InvalidSetupError(problem)
         target = the_variant.default_target if target is None else target
         if not MIN_TARGET <= target <= MAX_TARGET:
             raise InvalidSetupError(f"target {target} is out of range {MIN_TARGET}-{MAX_TARGET}")
@@ -267,12 +270,14 @@ class Match:
         last_card = not self.stock and not any(self.hands)
         scopa = False
         if move.capture:
+            scopa = self.variant.is_scopa(
+                move, self.table, last_card, seat == self.dealer, self.rules
+            )
             for card in move.capture:
                 self.table.remove(card)
             self.piles[seat].append(move.card)
             self.piles[seat].extend(move.captured)
             self.last_capturer = seat
-            scopa = self.variant.is_scopa(len(move.capture), len(self.table), last_card)
             if scopa:
                 self.scopas[seat] += 1
         else:
@@ -340,6 +345,21 @@ class Match:
         self.last_move = None
         self.turn = (self.dealer + 1) % self.players
         events.append(self._deal_event(table, plan.hand_size))
+        bonus = self.variant.dealer_bonus(table)
+        if bonus:
+            self.piles[self.dealer].extend(self.table)
+            self.scopas[self.dealer] += bonus
+            self.last_capturer = self.dealer
+            events.append(
+                {
+                    "type": "dealer_bonus",
+                    "hand": self.hand_number,
+                    "seat": self.dealer,
+                    "capture": codes(sorted_cards(self.table)),
+                    "scopas": bonus,
+                }
+            )
+            self.table = []
 
     def _deal_round(self, events: list[Event]) -> None:
         """R3: every hand is empty: three more cards to each seat from the stock."""

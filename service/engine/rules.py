@@ -1,4 +1,4 @@
-"""Rule options (RULES.md R9)."""
+"""Rule options (RULES.md R9, and the variant options of R10)."""
 
 from __future__ import annotations
 
@@ -17,13 +17,60 @@ class ForcedCapture(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Option:
+    """What a rule option means, for the API's documentation and ``GET /v1/variants``."""
+
+    name: str
+    default: bool | str
+    description: str
+    choices: tuple[str, ...] = ()
+
+
+#: Every rule option, in documentation order. Options not in ``COMMON_OPTIONS`` apply
+#: only to the variants that list them in ``Variant.extra_options``.
+OPTIONS: dict[str, Option] = {
+    o.name: o
+    for o in (
+        Option("re_bello", False, "1 point for capturing the king of coins `10D` (R9)."),
+        Option(
+            "napola",
+            False,
+            "Capturing the ace, 2 and 3 of coins scores the length of the unbroken run of "
+            "coins from the ace: 3 to 10 points (R9).",
+        ),
+        Option(
+            "napoleone",
+            False,
+            "A side that captures all ten coins in a hand wins the match when that hand "
+            "ends, whatever the scores (R9).",
+        ),
+        Option(
+            "forced_capture",
+            "card",
+            "`card` (R4.3): a card that can capture must capture, but another card may be "
+            "laid instead. `any`: if any card in hand can capture, the player must capture.",
+            choices=tuple(f.value for f in ForcedCapture),
+        ),
+        Option(
+            "dealer_last_sweep",
+            False,
+            "Scopone scientifico: the dealer's side scores a scopa when the dealer's last card, "
+            "the last of the hand, takes every card left on the table (R10).",
+        ),
+    )
+}
+COMMON_OPTIONS = ("re_bello", "napola", "napoleone", "forced_capture")
+
+
+@dataclass(frozen=True, slots=True)
 class Rules:
-    """The options of R9 a match is played with. All off by default."""
+    """The options a match is played with. All off by default."""
 
     re_bello: bool = False
     napola: bool = False
     napoleone: bool = False
     forced_capture: ForcedCapture = ForcedCapture.CARD
+    dealer_last_sweep: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -36,3 +83,7 @@ class Rules:
         if "forced_capture" in data:
             data["forced_capture"] = ForcedCapture(data["forced_capture"])
         return cls(**data)
+
+    def changed(self) -> list[str]:
+        """The options set to something other than their default."""
+        return [name for name, value in self.to_dict().items() if value != OPTIONS[name].default]

@@ -1,19 +1,28 @@
-"""The variants the service plays, by name."""
+"""The variants the service plays, by name: every module of this package that defines a
+:class:`Variant` subclass with a ``name`` adds one."""
 
 from __future__ import annotations
 
-from ..errors import InvalidSetupError
-from .base import DealPlan, Variant
-from .scopa import Scopa
+import importlib
+import pkgutil
 
-VARIANTS: dict[str, Variant] = {v.name: v for v in (Scopa(),)}
+from ..errors import InvalidSetupError
+from .base import REGISTRY, DealPlan, Variant
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
+
+#: One instance of each variant, classic Scopa first, then by name.
+VARIANTS: dict[str, Variant] = {
+    name: REGISTRY[name]() for name in sorted(REGISTRY, key=lambda n: (n != "scopa", n))
+}
 
 
 def get_variant(name: str) -> Variant:
     try:
         return VARIANTS[name]
     except KeyError:
-        known = ", ".join(sorted(VARIANTS))
+        known = ", ".join(VARIANTS)
         raise InvalidSetupError(f"unknown variant {name!r}: choose one of {known}") from None
 
 

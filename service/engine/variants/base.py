@@ -1,7 +1,8 @@
 """What a variant of the game decides: the deal, the captures, the sweeps (RULES.md R10).
 
-The match engine asks its variant these questions and nothing else, so that a new
-variant is one new class beside :class:`~service.engine.variants.scopa.Scopa`.
+The match engine asks its variant these questions and nothing else, so a new variant is
+one new module in this package holding a :class:`Variant` subclass with a ``name``: it
+is found and registered on import.
 """
 
 from __future__ import annotations
@@ -11,6 +12,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..cards import KING, Card
+from ..moves import Move
+from ..rules import COMMON_OPTIONS, Rules
+
+#: Every variant class by name, filled as their modules are imported.
+REGISTRY: dict[str, type[Variant]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,30 +52,65 @@ def subsets_with_sum(
                 walk(i + 1, remaining - card.value)
             chosen.pop()
 
-    walk(0, total)
+    if total > 0:
+        walk(0, total)
     return found
 
 
 class Variant:
-    """The rules of one game of the family. Subclasses override what differs."""
+    """The rules of one game of the family. The defaults are classic Scopa's (R3-R5);
+    subclasses override what differs."""
 
     name: ClassVar[str]
     title: ClassVar[str]
     description: ClassVar[str]
-    player_counts: ClassVar[tuple[int, ...]]
+    player_counts: ClassVar[tuple[int, ...]] = (2, 3, 4, 6)
     default_target: ClassVar[int] = 11
+    #: Options of rules.OPTIONS that only this variant accepts (beyond COMMON_OPTIONS).
+    extra_options: ClassVar[tuple[str, ...]] = ()
+    #: How ``deck`` on match creation is dealt, for the API's documentation.
+    deal_order: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            REGISTRY[cls.name] = cls
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        return COMMON_OPTIONS + self.extra_options
+
+    def check_rules(self, rules: Rules) -> str | None:
+        """Why ``rules`` make no sense with this variant, or None when they do."""
+        for name in rules.changed():
+            if name not in self.options:
+                return f"the option {name} does not apply to {self.title}"
+        return None
 
     def deal_plan(self, players: int) -> DealPlan:
-        raise NotImplementedError
+        """R3: 3 cards to each seat, 4 to the table, 3 more each until the stock is gone."""
+        return DealPlan(hand_size=3, table_size=4, deals_again=True)
 
     def needs_redeal(self, table: Sequence[Card]) -> bool:
         """R3: three or four kings face up on the table: the same dealer deals again."""
         return sum(1 for c in table if c.value == KING) >= 3
 
+    def dealer_bonus(self, table: Sequence[Card]) -> int:
+        """Scopas the dealer scores by taking the table just dealt (none in most variants)."""
+        return 0
+
     def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
         """Every set of table cards ``card`` may capture; empty when it takes nothing."""
         raise NotImplementedError
 
-    def is_scopa(self, captured: int, table_left: int, last_card_of_hand: bool) -> bool:
-        """R5: a capture that clears the table is a scopa, except with the hand's last card."""
-        return captured > 0 and table_left == 0 and not last_card_of_hand
+    def is_scopa(
+        self,
+        move: Move,
+        table: Sequence[Card],
+        last_card_of_hand: bool,
+        by_dealer: bool,
+        rules: Rules,
+    ) -> bool:
+        """R5: a capture that takes every card on ``table`` (the table before the move)
+        is a scopa, except with the last card of the hand."""
+        return bool(move.capture) and len(move.capture) == len(table) and not last_card_of_hand

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import Card
-from .base import DealPlan, Variant, subsets_with_sum
+from .base import Variant, subsets_with_sum
 
 
 class Scopa(Variant):
@@ -15,13 +15,13 @@ class Scopa(Variant):
         "Classic Scopa for 2, 3, 4 (two partnerships) or 6 (two teams of three) players. "
         "Three cards to each seat and four face up on the table, then three more each "
         "until the stock is gone. A card takes a table card of its value, or else a set of "
-        "cards adding up to its value; clearing the table scores a scopa."
+        "cards adding up to its value; clearing the table scores a scopa. Played to 11."
     )
-    player_counts = (2, 3, 4, 6)
-    default_target = 11
-
-    def deal_plan(self, players: int) -> DealPlan:
-        return DealPlan(hand_size=3, table_size=4, deals_again=True)
+    deal_order = (
+        "each seat in playing order, starting with the seat after the dealer, gets its 3 "
+        "cards at once, then the table gets 4; later deals of the hand continue from the "
+        "list the same way"
+    )
 
     def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
         # R4.1: a single card of the same value has priority over any sum.

@@ -1,0 +1,28 @@
+"""Scopa di quindici (RULES.md R10): the played card and what it takes make 15."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import Card
+from .base import Variant, subsets_with_sum
+
+FIFTEEN = 15
+
+
+class ScopaDiQuindici(Variant):
+    name = "scopa_di_quindici"
+    title = "Scopa di quindici"
+    description = (
+        "Scopa where a card captures any set of one or more table cards that, with the "
+        "card played, adds up to 15; no single card of the same value goes first. Deal, "
+        "scopas and scoring as in Scopa. Played to 11."
+    )
+    deal_order = (
+        "each seat in playing order, starting with the seat after the dealer, gets its 3 "
+        "cards at once, then the table gets 4; later deals of the hand continue from the "
+        "list the same way"
+    )
+
+    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
+        return subsets_with_sum(table, FIFTEEN - card.value, min_size=1)

@@ -1,0 +1,46 @@
+"""Scopone scientifico (RULES.md R10): ten cards each, nothing on the table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import Card
+from ..moves import Move
+from ..rules import Rules
+from .base import DealPlan
+from .scopa import Scopa
+
+
+class ScoponeScientifico(Scopa):
+    name = "scopone_scientifico"
+    title = "Scopone scientifico"
+    description = (
+        "Scopone with the whole deck in the players' hands: ten cards to each of four "
+        "players in two partnerships, nothing on the table. Captures and scoring as in "
+        "Scopa. Option `dealer_last_sweep`: the dealer's side scores a scopa when the "
+        "dealer's last card takes every card left on the table. Played to 11."
+    )
+    player_counts = (4,)
+    extra_options = ("dealer_last_sweep",)
+    deal_order = (
+        "each seat in playing order, starting with the seat after the dealer, gets its 10 "
+        "cards at once; nothing goes to the table"
+    )
+
+    def deal_plan(self, players: int) -> DealPlan:
+        return DealPlan(hand_size=10, table_size=0, deals_again=False)
+
+    def needs_redeal(self, table: Sequence[Card]) -> bool:
+        return False  # no table cards, no kings to show
+
+    def is_scopa(
+        self,
+        move: Move,
+        table: Sequence[Card],
+        last_card_of_hand: bool,
+        by_dealer: bool,
+        rules: Rules,
+    ) -> bool:
+        if last_card_of_hand and by_dealer and rules.dealer_last_sweep:
+            return bool(move.capture) and len(move.capture) == len(table)
+        return super().is_scopa(move, table, last_card_of_hand, by_dealer, rules)
