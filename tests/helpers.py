@@ -72,3 +72,8 @@ class Table:
             results.append(body)
             turn = body["state"]["turn"]
         raise AssertionError("the match did not end")
+
+
+def listed(codes: list[str]) -> list[str]:
+    """Card codes in the order the API lists cards: by value, then suit D, C, S, B."""
+    return sorted(codes, key=lambda code: (int(code[:-1]), "DCSB".index(code[-1])))

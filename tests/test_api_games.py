@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from tests.helpers import Table
+from tests.helpers import Table, listed
 
 ALL_CARDS = [f"{value}{suit}" for suit in "DCSB" for value in range(1, 11)]
 CARD_IN_TEXT = re.compile(r"(?<![0-9A-Za-z])(?:10|[1-9])[DCSB](?![0-9A-Za-z])")
@@ -147,17 +147,17 @@ class TestCreate:
         game = Table(client)
         # The dealer is the last seat, so seat 0 plays first and is dealt first.
         game.create(deck=deck, first_dealer=1)
-        assert game.view(0)["hand"] == deck[0:3]
-        assert game.view(1)["hand"] == deck[3:6]
+        assert game.view(0)["hand"] == listed(deck[0:3])
+        assert game.view(1)["hand"] == listed(deck[3:6])
         spectator = game.view()
-        assert spectator["table"] == deck[6:10]
+        assert spectator["table"] == listed(deck[6:10])
         assert spectator["seeded"] is True
         assert spectator["dealer"] == 1 and spectator["turn"] == 0
 
         # With seat 0 dealing, seat 1 is served first.
         game.create(deck=deck, first_dealer=0)
-        assert game.view(1)["hand"] == deck[0:3]
-        assert game.view(0)["hand"] == deck[3:6]
+        assert game.view(1)["hand"] == listed(deck[0:3])
+        assert game.view(0)["hand"] == listed(deck[3:6])
         assert game.view()["turn"] == 1
 
     def test_a_given_deck_with_four_players(self, client: FlaskClient) -> None:
@@ -166,8 +166,8 @@ class TestCreate:
         game = Table(client)
         game.create(players=4, deck=deck, first_dealer=3)
         for seat in range(4):
-            assert game.view(seat)["hand"] == deck[3 * seat : 3 * seat + 3]
-        assert game.view()["table"] == deck[12:16]
+            assert game.view(seat)["hand"] == listed(deck[3 * seat : 3 * seat + 3])
+        assert game.view()["table"] == listed(deck[12:16])
         assert game.view()["stock_count"] == 24
 
 
@@ -276,9 +276,9 @@ class TestViews:
         assert [e["type"] for e in events] == ["match_started", "deal"]
         assert [e["seq"] for e in events] == [0, 1]
         assert "cards" not in events[1] and "hands" not in events[1]
-        assert events[1]["table"] == deck[6:10]
-        assert log[0]["events"][1]["cards"] == deck[0:3]
-        assert log[1]["events"][1]["cards"] == deck[3:6]
+        assert events[1]["table"] == listed(deck[6:10])
+        assert log[0]["events"][1]["cards"] == listed(deck[0:3])
+        assert log[1]["events"][1]["cards"] == listed(deck[3:6])
         for viewer in (0, 1):
             assert "hands" not in log[viewer]["events"][1]
 

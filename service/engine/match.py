@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import DECK, Card, codes, parse_cards, sorted_cards
+from .cards import DECK, Card, codes, sorted_cards
 from .errors import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -22,9 +22,11 @@ from .errors import (
     MatchOverError,
     NotYourTurnError,
 )
+from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, move_code
+from .masks import BIT, cards_of, mask_of
 from .moves import Move
-from .rules import ForcedCapture, Rules
-from .scoring import SideScore, score_hand
+from .rules import Rules
+from .scoring import SideScore, score_piles
 from .variants import Variant, get_variant
 
 Event = dict[str, Any]
@@ -48,17 +50,19 @@ def legal_moves_in(
     """Every legal move with ``hand`` on ``table`` (R4): each capture choice of each card
     is its own move; a card that can capture must (R4.3), and with
     ``forced_capture="any"`` a card that captures nothing is legal only when no card can."""
-    moves: list[Move] = []
-    layable: list[Move] = []
-    for card in sorted_cards(hand):
-        options = variant.capture_options(card, table)
-        if options:
-            moves.extend(Move.of(card, option) for option in options)
-        else:
-            layable.append(Move(card))
-    if rules.forced_capture is ForcedCapture.ANY and moves:
-        return moves
-    return moves + layable
+    position = Hand(variant, rules, 1, 0, 0, [mask_of(hand)], mask_of(table), [], [0], [0], None, 0)
+    return moves_of(position.legal_codes())
+
+
+def moves_of(codes_: Iterable[int]) -> list[Move]:
+    """Coded moves as :class:`Move` objects, in listing order (by card, captures first)."""
+    moves = [Move.of(DECK[code_card(c)], cards_of(code_capture(c))) for c in codes_]
+    moves.sort(key=lambda m: (m.card.sort_key, not m.capture, [c.sort_key for c in m.captured]))
+    return moves
+
+
+def code_of(move: Move) -> int:
+    return move_code(move.card.index, mask_of(move.capture))
 
 
 def is_sweep(move: Move, table: Sequence[Card]) -> bool:
@@ -80,13 +84,8 @@ class Match:
     #: The deals are not secret: made from a seed or a deck the creator gave.
     seeded: bool = False
     hand_number: int = 0
-    turn: int | None = None
-    hands: list[list[Card]] = field(default_factory=list)
-    table: list[Card] = field(default_factory=list)
-    stock: list[Card] = field(default_factory=list)
-    piles: list[list[Card]] = field(default_factory=list)
-    scopas: list[int] = field(default_factory=list)
-    last_capturer: int | None = None
+    #: The hand being played (after the match ends: the last one, finished).
+    hand: Hand = field(init=False)
     scores: list[int] = field(default_factory=list)
     hand_scores: list[dict[str, Any]] = field(default_factory=list)
     status: str = "playing"
@@ -170,7 +169,7 @@ class Match:
                 "dealer": first_dealer,
             }
         ]
-        match._start_hand(events, deck)
+        match._start_hand(events, [c.index for c in deck] if deck is not None else None)
         return match, events
 
     # -- reading ------------------------------------------------------------------------
@@ -186,13 +185,75 @@ class Match:
     def seats_of(self, team: int) -> list[int]:
         return [seat for seat, t in enumerate(self.teams) if t == team]
 
+    # The current hand with readable cards. Setters exist to build a position by hand.
+
+    @property
+    def turn(self) -> int | None:
+        return self.hand.turn
+
+    @turn.setter
+    def turn(self, seat: int | None) -> None:
+        self.hand.turn = seat
+
+    @property
+    def hands(self) -> list[list[Card]]:
+        """Each seat's cards, in listing order."""
+        return [sorted_cards(cards_of(h)) for h in self.hand.hands]
+
+    @hands.setter
+    def hands(self, hands: list[list[Card]]) -> None:
+        self.hand.hands = [mask_of(h) for h in hands]
+
+    @property
+    def table(self) -> list[Card]:
+        return sorted_cards(cards_of(self.hand.table))
+
+    @table.setter
+    def table(self, cards: list[Card]) -> None:
+        self.hand.table = mask_of(cards)
+
+    @property
+    def stock(self) -> list[Card]:
+        """The cards still to deal, in dealing order."""
+        return [DECK[i] for i in self.hand.stock]
+
+    @stock.setter
+    def stock(self, cards: list[Card]) -> None:
+        self.hand.stock = [c.index for c in cards]
+
+    @property
+    def piles(self) -> list[list[Card]]:
+        """The cards each seat captured in this hand."""
+        return [sorted_cards(cards_of(p)) for p in self.hand.piles]
+
+    @piles.setter
+    def piles(self, piles: list[list[Card]]) -> None:
+        self.hand.piles = [mask_of(p) for p in piles]
+
+    @property
+    def scopas(self) -> list[int]:
+        """Each seat's scopas in this hand."""
+        return self.hand.scopas
+
+    @scopas.setter
+    def scopas(self, scopas: list[int]) -> None:
+        self.hand.scopas = scopas
+
+    @property
+    def last_capturer(self) -> int | None:
+        return self.hand.last_capturer
+
+    @last_capturer.setter
+    def last_capturer(self, seat: int | None) -> None:
+        self.hand.last_capturer = seat
+
     def legal_moves(self, seat: int | None = None) -> list[Move]:
         """The legal moves of ``seat`` (default: the seat to play); empty when it is not
         that seat's turn or the match is over."""
         seat = self.turn if seat is None else seat
         if self.status != "playing" or seat is None or seat != self.turn:
             return []
-        return legal_moves_in(self.variant, self.rules, self.hands[seat], self.table)
+        return moves_of(self.hand.legal_codes())
 
     # -- playing ----------------------------------------------------------------------------
 
@@ -210,8 +271,7 @@ class Match:
 
     def checked_move(self, seat: int, card: Card, capture: Iterable[Card] | None) -> Move:
         """The legal move ``seat`` means by ``card`` and ``capture``; else the error saying why."""
-        hand = self.hands[seat]
-        if card not in hand:
+        if not self.hand.hands[seat] & BIT[card.index]:
             raise IllegalMoveError(f"{card} is not in your hand")
         legal = self.legal_moves(seat)
         own = [m for m in legal if m.card == card]
@@ -238,7 +298,7 @@ class Match:
         card = move.card
         if len(set(capture)) != len(capture):
             return "the capture names a card twice"
-        missing = [c for c in capture if c not in self.table]
+        missing = [c for c in capture if not self.hand.table & BIT[c.index]]
         if missing:
             return f"{', '.join(map(str, missing))} not on the table"
         if not own:
@@ -264,67 +324,50 @@ class Match:
     def push(self, move: Move) -> list[Event]:
         """Apply ``move`` for the seat to play WITHOUT checking it is legal: the fast path
         for callers that took the move from :meth:`legal_moves`. Use :meth:`play` otherwise."""
-        seat = self.turn
+        seat = self.hand.turn
         assert seat is not None
-        self.hands[seat].remove(move.card)
-        last_card = not self.stock and not any(self.hands)
-        scopa = False
-        if move.capture:
-            scopa = self.variant.is_scopa(
-                move, self.table, last_card, seat == self.dealer, self.rules
-            )
-            for card in move.capture:
-                self.table.remove(card)
-            self.piles[seat].append(move.card)
-            self.piles[seat].extend(move.captured)
-            self.last_capturer = seat
-            if scopa:
-                self.scopas[seat] += 1
-        else:
-            self.table.append(move.card)
+        flags = self.hand.push(code_of(move))
         self.last_move = {
             "seat": seat,
             "card": move.card.code,
             "capture": codes(move.captured),
-            "scopa": scopa,
+            "scopa": bool(flags & SCOPA),
         }
         events: list[Event] = [{"type": "move", **self.last_move}]
-        if any(self.hands):
-            self.turn = (seat + 1) % self.players
-        elif self.stock:
-            self._deal_round(events)
-            self.turn = (seat + 1) % self.players
-        else:
+        if flags & DEALT:
+            events.append(self._deal_event(0, self.hand.hand_size))
+        if flags & HAND_OVER:
             self._end_hand(events)
         return events
 
     # -- the deal and the end of a hand ---------------------------------------------------------
 
-    def _shuffled_deck(self, attempt: int) -> list[Card]:
-        deck = list(DECK)
+    def _shuffled_deck(self, attempt: int) -> list[int]:
+        deck = list(range(len(DECK)))
         if self.seed is not None:
             random.Random(f"scopa:{self.seed}:{self.hand_number}:{attempt}").shuffle(deck)
         else:
             secrets.SystemRandom().shuffle(deck)
         return deck
 
-    def _play_order(self) -> list[int]:
-        """Seats from the one after the dealer round to the dealer (R2, R3)."""
-        return [(self.dealer + 1 + i) % self.players for i in range(self.players)]
-
-    def _start_hand(self, events: list[Event], deck: list[Card] | None = None) -> None:
-        """Deal a new hand (R3): hands then table, again while the table shows 3+ kings."""
+    def _start_hand(self, events: list[Event], deck: list[int] | None = None) -> None:
+        """Deal a new hand (R3): hands then table, again while the variant asks for a
+        redeal (3 or 4 kings on the table); then the dealer's bonus, if the variant has one."""
         self.hand_number += 1
         plan = self.variant.deal_plan(self.players)
         attempt = 0
         while True:
             cards = deck if deck is not None and attempt == 0 else self._shuffled_deck(attempt)
-            hands: list[list[Card]] = [[] for _ in range(self.players)]
+            hands = [0] * self.players
             pos = 0
-            for seat in self._play_order():
-                hands[seat] = cards[pos : pos + plan.hand_size]
+            for offset in range(1, self.players + 1):
+                seat = (self.dealer + offset) % self.players
+                for index in cards[pos : pos + plan.hand_size]:
+                    hands[seat] |= BIT[index]
                 pos += plan.hand_size
-            table = cards[pos : pos + plan.table_size]
+            table = 0
+            for index in cards[pos : pos + plan.table_size]:
+                table |= BIT[index]
             pos += plan.table_size
             if not self.variant.needs_redeal(table):
                 break
@@ -333,59 +376,62 @@ class Match:
                     "type": "redeal",
                     "hand": self.hand_number,
                     "dealer": self.dealer,
-                    "table": codes(table),
+                    "table": codes(sorted_cards(cards_of(table))),
                     "reason": "three or more kings on the table (R3)",
                 }
             )
             attempt += 1
-        self.hands, self.table, self.stock = hands, list(table), cards[pos:]
-        self.piles = [[] for _ in range(self.players)]
-        self.scopas = [0] * self.players
-        self.last_capturer = None
+        self.hand = Hand(
+            self.variant,
+            self.rules,
+            self.players,
+            self.dealer,
+            plan.hand_size,
+            hands,
+            table,
+            cards[pos:],
+            piles=[0] * self.players,
+            scopas=[0] * self.players,
+            last_capturer=None,
+            turn=(self.dealer + 1) % self.players,
+        )
         self.last_move = None
-        self.turn = (self.dealer + 1) % self.players
         events.append(self._deal_event(table, plan.hand_size))
         bonus = self.variant.dealer_bonus(table)
         if bonus:
-            self.piles[self.dealer].extend(self.table)
-            self.scopas[self.dealer] += bonus
-            self.last_capturer = self.dealer
+            hand = self.hand
+            hand.piles[self.dealer] |= table
+            hand.scopas[self.dealer] += bonus
+            hand.last_capturer = self.dealer
+            hand.table = 0
             events.append(
                 {
                     "type": "dealer_bonus",
                     "hand": self.hand_number,
                     "seat": self.dealer,
-                    "capture": codes(sorted_cards(self.table)),
+                    "capture": codes(sorted_cards(cards_of(table))),
                     "scopas": bonus,
                 }
             )
-            self.table = []
 
-    def _deal_round(self, events: list[Event]) -> None:
-        """R3: every hand is empty: three more cards to each seat from the stock."""
-        size = self.variant.deal_plan(self.players).hand_size
-        for seat in self._play_order():
-            self.hands[seat], self.stock = self.stock[:size], self.stock[size:]
-        events.append(self._deal_event([], size))
-
-    def _deal_event(self, table: list[Card], size: int) -> Event:
+    def _deal_event(self, table: int, size: int) -> Event:
         return {
             "type": "deal",
             "hand": self.hand_number,
             "dealer": self.dealer,
             "cards_each": size,
-            "table": codes(table),
-            "stock_count": len(self.stock),
+            "table": codes(sorted_cards(cards_of(table))),
+            "stock_count": len(self.hand.stock),
             "hands": {str(seat): codes(hand) for seat, hand in enumerate(self.hands)},
         }
 
     def _end_hand(self, events: list[Event]) -> None:
-        """R6-R8: the table goes to the last capturer, the hand is scored, the match goes on
-        or ends."""
-        remainder = list(self.table)
-        self.table.clear()
-        if self.last_capturer is not None:
-            self.piles[self.last_capturer].extend(remainder)
+        """R6-R8, after the hand's last card: the table went to the last capturer; score
+        the hand; the match goes on or ends."""
+        hand = self.hand
+        capturer = hand.last_capturer
+        remainder = hand.table
+        hand.table = 0
         sides = self.score_current_piles()
         for side in sides:
             self.scores[side.team] += side.total
@@ -400,28 +446,24 @@ class Match:
                 "type": "hand_over",
                 "hand": self.hand_number,
                 "remainder": {
-                    "seat": self.last_capturer,
-                    "team": None if self.last_capturer is None else self.teams[self.last_capturer],
-                    "cards": codes(sorted_cards(remainder)),
+                    "seat": capturer,
+                    "team": None if capturer is None else self.teams[capturer],
+                    "cards": codes(sorted_cards(cards_of(remainder))),
                 },
                 "score": hand_score,
             }
         )
         winner = self._match_winner(sides)
         if winner is not None:
-            self.status, self.winner, self.turn = "finished", winner, None
+            self.status, self.winner = "finished", winner
             events.append({"type": "match_over", "winner": winner, "scores": list(self.scores)})
             return
         self.dealer = (self.dealer + 1) % self.players
         self._start_hand(events)
 
     def score_current_piles(self) -> list[SideScore]:
-        piles: list[list[Card]] = [[] for _ in range(self.team_count)]
-        scopas = [0] * self.team_count
-        for seat, team in enumerate(self.teams):
-            piles[team].extend(self.piles[seat])
-            scopas[team] += self.scopas[seat]
-        return score_hand(piles, scopas, self.rules)
+        piles, scopas = self.hand.team_piles(self.teams, self.team_count)
+        return score_piles(piles, scopas, self.rules)
 
     def _match_winner(self, sides: list[SideScore]) -> int | None:
         """R9 napoleone, else R8: once a side reached the target, the single highest total."""
@@ -448,13 +490,14 @@ class Match:
             "dealer": self.dealer,
             "seeded": self.seeded,
             "hand_number": self.hand_number,
-            "turn": self.turn,
-            "hands": [codes(h) for h in self.hands],
-            "table": codes(self.table),
-            "stock": codes(self.stock),
-            "piles": [codes(p) for p in self.piles],
-            "scopas": list(self.scopas),
-            "last_capturer": self.last_capturer,
+            # The hand being played, as masks (see masks.py) and the stock's card indices.
+            "turn": self.hand.turn,
+            "hands": list(self.hand.hands),
+            "table": self.hand.table,
+            "stock": list(self.hand.stock),
+            "piles": list(self.hand.piles),
+            "scopas": list(self.hand.scopas),
+            "last_capturer": self.hand.last_capturer,
             "scores": list(self.scores),
             "hand_scores": list(self.hand_scores),
             "status": self.status,
@@ -464,7 +507,7 @@ class Match:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Match:
-        return cls(
+        match = cls(
             variant=get_variant(data["variant"]),
             names=list(data["names"]),
             target=data["target"],
@@ -474,16 +517,25 @@ class Match:
             dealer=data["dealer"],
             seeded=data["seeded"],
             hand_number=data["hand_number"],
-            turn=data["turn"],
-            hands=[parse_cards(h) for h in data["hands"]],
-            table=parse_cards(data["table"]),
-            stock=parse_cards(data["stock"]),
-            piles=[parse_cards(p) for p in data["piles"]],
-            scopas=list(data["scopas"]),
-            last_capturer=data["last_capturer"],
             scores=list(data["scores"]),
             hand_scores=list(data["hand_scores"]),
             status=data["status"],
             winner=data["winner"],
             last_move=data["last_move"],
         )
+        players = len(match.names)
+        match.hand = Hand(
+            match.variant,
+            match.rules,
+            players,
+            match.dealer,
+            match.variant.deal_plan(players).hand_size,
+            list(data["hands"]),
+            data["table"],
+            list(data["stock"]),
+            list(data["piles"]),
+            list(data["scopas"]),
+            data["last_capturer"],
+            data["turn"],
+        )
+        return match

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import PRIMIERA_POINTS, RE_BELLO, SETTEBELLO, SUITS, Card, codes, sorted_cards
+from . import masks
+from .cards import Card, codes, sorted_cards
 from .rules import Rules
 
 
@@ -50,33 +51,72 @@ class SideScore:
 
 def primiera(pile: Sequence[Card]) -> int | None:
     """The primiera of a pile: its best card of each suit, summed; None if a suit is missing."""
-    best: dict[str, int] = {}
-    for card in pile:
-        points = PRIMIERA_POINTS[card.value]
-        if points > best.get(card.suit, 0):
-            best[card.suit] = points
-    if len(best) < len(SUITS):
-        return None
-    return sum(best.values())
+    return masks.primiera(masks.mask_of(pile))
 
 
-def napola_run(pile: Sequence[Card]) -> int:
+def napola_run(pile: int) -> int:
     """R9 napola: the length of the unbroken run of coins from the ace, if it reaches the 3."""
-    coin_values = {c.value for c in pile if c.is_coin}
     run = 0
-    while run + 1 in coin_values:
+    while run < 10 and pile >> run & 1:  # coins are bits 0-9, ace first
         run += 1
     return run if run >= 3 else 0
 
 
 def _sole_best(values: Sequence[int | None]) -> int | None:
     """Index of the strictly highest value, or None on a tie for the best (R7)."""
-    present = [v for v in values if v is not None]
-    if not present:
-        return None
-    top = max(present)
-    winners = [i for i, v in enumerate(values) if v == top]
-    return winners[0] if len(winners) == 1 else None
+    best, winner = -1, None
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        if v > best:
+            best, winner = v, i
+        elif v == best:
+            winner = None
+    return winner
+
+
+def hand_points(piles: Sequence[int], scopas: Sequence[int], rules: Rules) -> list[dict[str, int]]:
+    """Points by category for each side, from its pile (mask) and scopas (R7, R9)."""
+    counts = [p.bit_count() for p in piles]
+    coins = [(p & masks.COINS).bit_count() for p in piles]
+    primieras = [masks.primiera(p) for p in piles]
+    most_cards = _sole_best(counts)
+    most_coins = _sole_best(coins)
+    best_primiera = _sole_best(primieras)
+    result = []
+    for side, pile in enumerate(piles):
+        points = {
+            "cards": int(most_cards == side),
+            "coins": int(most_coins == side),
+            "settebello": int(bool(pile & masks.SETTEBELLO)),
+            "primiera": int(best_primiera == side),
+            "scopas": scopas[side],
+        }
+        if rules.re_bello:
+            points["re_bello"] = int(bool(pile & masks.RE_BELLO))
+        if rules.napola:
+            points["napola"] = napola_run(pile)
+        result.append(points)
+    return result
+
+
+def score_piles(piles: Sequence[int], scopas: Sequence[int], rules: Rules) -> list[SideScore]:
+    """Score one hand from each side's pile (mask) and scopas."""
+    return [
+        SideScore(
+            team=side,
+            captured=tuple(sorted_cards(masks.cards_of(pile))),
+            cards=pile.bit_count(),
+            coins=(pile & masks.COINS).bit_count(),
+            settebello=bool(pile & masks.SETTEBELLO),
+            primiera=masks.primiera(pile),
+            scopas=scopas[side],
+            points=points,
+        )
+        for side, (pile, points) in enumerate(
+            zip(piles, hand_points(piles, scopas, rules), strict=True)
+        )
+    ]
 
 
 def score_hand(
@@ -84,36 +124,4 @@ def score_hand(
 ) -> list[SideScore]:
     """Score one hand. ``piles[i]`` and ``scopas[i]`` are side ``i``'s captured cards and
     scopas. Returns one :class:`SideScore` per side."""
-    counts = [len(p) for p in piles]
-    coins = [sum(1 for c in p if c.is_coin) for p in piles]
-    primieras = [primiera(p) for p in piles]
-    most_cards = _sole_best(counts)
-    most_coins = _sole_best(coins)
-    best_primiera = _sole_best(primieras)
-    result = []
-    for side, pile in enumerate(piles):
-        settebello = SETTEBELLO in pile
-        points = {
-            "cards": int(most_cards == side),
-            "coins": int(most_coins == side),
-            "settebello": int(settebello),
-            "primiera": int(best_primiera == side),
-            "scopas": scopas[side],
-        }
-        if rules.re_bello:
-            points["re_bello"] = int(RE_BELLO in pile)
-        if rules.napola:
-            points["napola"] = napola_run(pile)
-        result.append(
-            SideScore(
-                team=side,
-                captured=tuple(sorted_cards(pile)),
-                cards=counts[side],
-                coins=coins[side],
-                settebello=settebello,
-                primiera=primieras[side],
-                scopas=scopas[side],
-                points=points,
-            )
-        )
-    return result
+    return score_piles([masks.mask_of(p) for p in piles], scopas, rules)

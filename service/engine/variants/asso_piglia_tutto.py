@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ..cards import Card
-from ..moves import Move
+from ..masks import ACES, VALUE
 from ..rules import Rules
 from .scopa import Scopa
 
@@ -22,19 +19,21 @@ class AssoPigliaTutto(Scopa):
         "empty table stays there. Other cards capture as in Scopa. Played to 11."
     )
 
-    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
-        if card.value == ACE:
-            return [tuple(sorted(table, key=lambda c: c.sort_key))] if table else []
-        return super().capture_options(card, table)
+    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
+        if value == ACE:
+            return (table,) if table else ()
+        return super().find_captures(value, table)
 
     def is_scopa(
         self,
-        move: Move,
-        table: Sequence[Card],
+        card: int,
+        capture: int,
+        table: int,
         last_card_of_hand: bool,
         by_dealer: bool,
         rules: Rules,
     ) -> bool:
-        if move.card.value == ACE and not (len(table) == 1 and table[0].value == ACE):
+        # The ace's sweep counts only where a plain capture would also clear the table.
+        if VALUE[card] == ACE and not (table.bit_count() == 1 and table & ACES):
             return False
-        return super().is_scopa(move, table, last_card_of_hand, by_dealer, rules)
+        return super().is_scopa(card, capture, table, last_card_of_hand, by_dealer, rules)

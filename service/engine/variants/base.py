@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..cards import KING, Card
-from ..moves import Move
+from ..cards import Card, sorted_cards
+from ..masks import KINGS, VALUE, cards_of, mask_of
 from ..rules import COMMON_OPTIONS, Rules
 
 #: Every variant class by name, filled as their modules are imported.
@@ -27,34 +27,6 @@ class DealPlan:
     hand_size: int
     table_size: int
     deals_again: bool
-
-
-def subsets_with_sum(
-    cards: Sequence[Card], total: int, min_size: int = 1
-) -> list[tuple[Card, ...]]:
-    """Every set of ``cards`` (by position, so equal values are distinct sets) whose
-    values add up to ``total``, with at least ``min_size`` cards. Values are positive,
-    so the search prunes as soon as a partial sum passes the total."""
-    ordered = sorted(cards, key=lambda c: c.sort_key)
-    found: list[tuple[Card, ...]] = []
-    chosen: list[Card] = []
-
-    def walk(start: int, remaining: int) -> None:
-        for i in range(start, len(ordered)):
-            card = ordered[i]
-            if card.value > remaining:
-                break  # sorted by value: every later card is too big as well
-            chosen.append(card)
-            if card.value == remaining:
-                if len(chosen) >= min_size:
-                    found.append(tuple(chosen))
-            else:
-                walk(i + 1, remaining - card.value)
-            chosen.pop()
-
-    if total > 0:
-        walk(0, total)
-    return found
 
 
 class Variant:
@@ -91,26 +63,49 @@ class Variant:
         """R3: 3 cards to each seat, 4 to the table, 3 more each until the stock is gone."""
         return DealPlan(hand_size=3, table_size=4, deals_again=True)
 
-    def needs_redeal(self, table: Sequence[Card]) -> bool:
-        """R3: three or four kings face up on the table: the same dealer deals again."""
-        return sum(1 for c in table if c.value == KING) >= 3
+    def __init__(self) -> None:
+        self._captures: dict[int, tuple[int, ...]] = {}
 
-    def dealer_bonus(self, table: Sequence[Card]) -> int:
+    def needs_redeal(self, table: int) -> bool:
+        """R3: three or four kings face up on the table: the same dealer deals again."""
+        return (table & KINGS).bit_count() >= 3
+
+    def dealer_bonus(self, table: int) -> int:
         """Scopas the dealer scores by taking the table just dealt (none in most variants)."""
         return 0
 
-    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
-        """Every set of table cards ``card`` may capture; empty when it takes nothing."""
+    def capture_masks(self, card: int, table: int) -> tuple[int, ...]:
+        """Every set of table cards (masks) the card of index ``card`` may capture; empty
+        when it takes nothing. Cached by card value and table."""
+        key = table << 4 | VALUE[card]
+        found = self._captures.get(key)
+        if found is None:
+            if len(self._captures) >= 1 << 18:
+                self._captures.clear()
+            found = self._captures[key] = self.find_captures(VALUE[card], table)
+        return found
+
+    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
+        """The capture rule: every set of ``table`` a card of ``value`` may capture."""
         raise NotImplementedError
+
+    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
+        """:meth:`capture_masks` with cards: each option's cards in listing order."""
+        options = self.capture_masks(card.index, mask_of(table))
+        return sorted(
+            (tuple(sorted_cards(cards_of(m))) for m in options),
+            key=lambda cards: [c.sort_key for c in cards],
+        )
 
     def is_scopa(
         self,
-        move: Move,
-        table: Sequence[Card],
+        card: int,
+        capture: int,
+        table: int,
         last_card_of_hand: bool,
         by_dealer: bool,
         rules: Rules,
     ) -> bool:
         """R5: a capture that takes every card on ``table`` (the table before the move)
         is a scopa, except with the last card of the hand."""
-        return bool(move.capture) and len(move.capture) == len(table) and not last_card_of_hand
+        return capture == table and not last_card_of_hand

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ..cards import Card
+from ..masks import value_sum
 from .scopa_di_quindici import FIFTEEN, ScopaDiQuindici
 
 
@@ -20,11 +18,11 @@ class Escoba(ScopaDiQuindici):
     )
     default_target = 21
 
-    def needs_redeal(self, table: Sequence[Card]) -> bool:
+    def needs_redeal(self, table: int) -> bool:
         return False  # the Spanish game scores the table instead (dealer_bonus)
 
-    def dealer_bonus(self, table: Sequence[Card]) -> int:
-        total = sum(c.value for c in table)
+    def dealer_bonus(self, table: int) -> int:
+        total = value_sum(table)
         if table and total % FIFTEEN == 0:
             return total // FIFTEEN
         return 0

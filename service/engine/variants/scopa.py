@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ..cards import Card
-from .base import Variant, subsets_with_sum
+from ..masks import BIT, VALUE_MASK, indices, subsets_by_sum
+from .base import Variant
 
 
 class Scopa(Variant):
@@ -23,10 +21,10 @@ class Scopa(Variant):
         "list the same way"
     )
 
-    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
+    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
         # R4.1: a single card of the same value has priority over any sum.
-        matches = [(c,) for c in table if c.value == card.value]
+        matches = table & VALUE_MASK[value]
         if matches:
-            return sorted(matches, key=lambda m: m[0].sort_key)
+            return tuple(BIT[i] for i in indices(matches))
         # R4.2: otherwise any set of two or more cards adding up to the card's value.
-        return subsets_with_sum(table, card.value, min_size=2)
+        return tuple(m for m in subsets_by_sum(table)[value] if m.bit_count() >= 2)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ..cards import Card
-from .base import Variant, subsets_with_sum
+from ..masks import subsets_by_sum
+from .base import Variant
 
 FIFTEEN = 15
 
@@ -24,5 +22,5 @@ class ScopaDiQuindici(Variant):
         "list the same way"
     )
 
-    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
-        return subsets_with_sum(table, FIFTEEN - card.value, min_size=1)
+    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
+        return subsets_by_sum(table)[FIFTEEN - value]

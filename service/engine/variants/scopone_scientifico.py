@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from ..cards import Card
-from ..moves import Move
 from ..rules import Rules
 from .base import DealPlan
 from .scopa import Scopa
@@ -30,17 +26,18 @@ class ScoponeScientifico(Scopa):
     def deal_plan(self, players: int) -> DealPlan:
         return DealPlan(hand_size=10, table_size=0, deals_again=False)
 
-    def needs_redeal(self, table: Sequence[Card]) -> bool:
+    def needs_redeal(self, table: int) -> bool:
         return False  # no table cards, no kings to show
 
     def is_scopa(
         self,
-        move: Move,
-        table: Sequence[Card],
+        card: int,
+        capture: int,
+        table: int,
         last_card_of_hand: bool,
         by_dealer: bool,
         rules: Rules,
     ) -> bool:
         if last_card_of_hand and by_dealer and rules.dealer_last_sweep:
-            return bool(move.capture) and len(move.capture) == len(table)
-        return super().is_scopa(move, table, last_card_of_hand, by_dealer, rules)
+            return capture == table
+        return super().is_scopa(card, capture, table, last_card_of_hand, by_dealer, rules)

@@ -1,0 +1,194 @@
+"""One hand in play (RULES.md R2-R6), on card masks: the fast core under :class:`Match`.
+
+A move is coded as one integer, ``capture_mask << 6 | card_index`` (see
+:func:`move_code`), so that generating and applying moves allocates almost nothing:
+this is what the computer players' search runs on. :class:`Match` wraps it with
+readable cards and moves, events, scoring and the match's rules.
+"""
+
+from __future__ import annotations
+
+from .masks import BIT
+from .rules import ForcedCapture, Rules
+from .variants import Variant
+
+#: Flags :meth:`Hand.push` returns.
+SCOPA = 1
+DEALT = 2
+HAND_OVER = 4
+
+
+def move_code(card_index: int, capture: int = 0) -> int:
+    return capture << 6 | card_index
+
+
+def code_card(code: int) -> int:
+    return code & 63
+
+
+def code_capture(code: int) -> int:
+    return code >> 6
+
+
+class Hand:
+    """The state of the hand being played. Hands, the table and piles are masks; the
+    stock is a list of card indices in dealing order."""
+
+    __slots__ = (
+        "variant",
+        "rules",
+        "players",
+        "dealer",
+        "hand_size",
+        "hands",
+        "table",
+        "stock",
+        "piles",
+        "scopas",
+        "last_capturer",
+        "turn",
+        "_forced_any",
+        "_capture_masks",
+    )
+
+    def __init__(
+        self,
+        variant: Variant,
+        rules: Rules,
+        players: int,
+        dealer: int,
+        hand_size: int,
+        hands: list[int],
+        table: int,
+        stock: list[int],
+        piles: list[int],
+        scopas: list[int],
+        last_capturer: int | None,
+        turn: int | None,
+    ) -> None:
+        self.variant = variant
+        self.rules = rules
+        self.players = players
+        self.dealer = dealer
+        self.hand_size = hand_size
+        self.hands = hands
+        self.table = table
+        self.stock = stock
+        self.piles = piles
+        self.scopas = scopas
+        self.last_capturer = last_capturer
+        #: The seat to play; None once the hand's last card is played.
+        self.turn = turn
+        self._forced_any = rules.forced_capture is ForcedCapture.ANY
+        self._capture_masks = variant.capture_masks
+
+    def copy(self) -> Hand:
+        return Hand(
+            self.variant,
+            self.rules,
+            self.players,
+            self.dealer,
+            self.hand_size,
+            list(self.hands),
+            self.table,
+            list(self.stock),
+            list(self.piles),
+            list(self.scopas),
+            self.last_capturer,
+            self.turn,
+        )
+
+    @property
+    def is_last_card(self) -> bool:
+        """The seat to play holds the last card of the hand."""
+        return not self.stock and sum(h.bit_count() for h in self.hands) == 1
+
+    def legal_codes(self) -> list[int]:
+        """The legal moves of the seat to play, coded (R4): every capture choice of each
+        card; a card that can capture must (R4.3); with forced_capture "any", laying a
+        card is legal only when no card can capture."""
+        table = self.table
+        captures: list[int] = []
+        lays: list[int] = []
+        capture_masks = self._capture_masks
+        assert self.turn is not None
+        hand = self.hands[self.turn]
+        while hand:
+            low = hand & -hand
+            hand ^= low
+            index = low.bit_length() - 1
+            options = capture_masks(index, table)
+            if options:
+                captures.extend(c << 6 | index for c in options)
+            else:
+                lays.append(index)
+        if captures and self._forced_any:
+            return captures
+        return captures + lays
+
+    def push(self, code: int) -> int:
+        """Apply a coded move for the seat to play WITHOUT checking it is legal, deal the
+        next round when every hand is empty, and close the hand after its last card (R6:
+        the table goes to the last capturer). Returns SCOPA | DEALT | HAND_OVER flags."""
+        seat = self.turn
+        assert seat is not None
+        index = code & 63
+        capture = code >> 6
+        bit = BIT[index]
+        self.hands[seat] ^= bit
+        flags = 0
+        last_card = not self.stock and not any(self.hands)
+        if capture:
+            if self.variant.is_scopa(
+                index, capture, self.table, last_card, seat == self.dealer, self.rules
+            ):
+                self.scopas[seat] += 1
+                flags = SCOPA
+            self.table ^= capture
+            self.piles[seat] |= capture | bit
+            self.last_capturer = seat
+        else:
+            self.table |= bit
+        if not last_card:
+            if not any(self.hands):
+                self.deal_round()
+                flags |= DEALT
+            self.turn = (seat + 1) % self.players
+            return flags
+        if self.last_capturer is not None:
+            self.piles[self.last_capturer] |= self.table
+        self.turn = None
+        return flags | HAND_OVER
+
+    def deal_round(self) -> None:
+        """R3: every hand is empty: ``hand_size`` more cards to each seat from the stock,
+        starting with the seat after the dealer."""
+        size, stock = self.hand_size, self.stock
+        pos = 0
+        for offset in range(1, self.players + 1):
+            seat = (self.dealer + offset) % self.players
+            mask = 0
+            for index in stock[pos : pos + size]:
+                mask |= BIT[index]
+            self.hands[seat] = mask
+            pos += size
+        del stock[:pos]
+
+    def team_piles(self, teams: list[int], team_count: int) -> tuple[list[int], list[int]]:
+        """Each side's captured cards (mask) and scopas."""
+        piles = [0] * team_count
+        scopas = [0] * team_count
+        for seat, team in enumerate(teams):
+            piles[team] |= self.piles[seat]
+            scopas[team] += self.scopas[seat]
+        return piles, scopas
+
+
+def unplayed(hand: Hand) -> int:
+    """Cards still in some seat's hand or the stock (mask)."""
+    mask = 0
+    for h in hand.hands:
+        mask |= h
+    for index in hand.stock:
+        mask |= BIT[index]
+    return mask
