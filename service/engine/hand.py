@@ -8,7 +8,7 @@ readable cards and moves, events, scoring and the match's rules.
 
 from __future__ import annotations
 
-from .masks import BIT
+from .masks import BIT, SIG_SLICE, VALUE, realize
 from .rules import ForcedCapture, Rules
 from .variants import Variant
 
@@ -48,7 +48,9 @@ class Hand:
         "last_capturer",
         "turn",
         "_forced_any",
-        "_capture_masks",
+        "_recipes",
+        "_recipes_for",
+        "_plain_scopa",
     )
 
     def __init__(
@@ -80,7 +82,10 @@ class Hand:
         #: The seat to play; None once the hand's last card is played.
         self.turn = turn
         self._forced_any = rules.forced_capture is ForcedCapture.ANY
-        self._capture_masks = variant.capture_masks
+        self._recipes = variant.recipe_cache
+        self._recipes_for = variant.recipes
+        # R5 as it stands (no variant rule to ask): checked inline on the hot path.
+        self._plain_scopa = type(variant).is_scopa is Variant.is_scopa
 
     def copy(self) -> Hand:
         return Hand(
@@ -106,22 +111,39 @@ class Hand:
     def legal_codes(self) -> list[int]:
         """The legal moves of the seat to play, coded (R4): every capture choice of each
         card; a card that can capture must (R4.3); with forced_capture "any", laying a
-        card is legal only when no card can capture."""
+        card is legal only when no card can capture.
+
+        The hot path of every search: the variant's capture recipes are looked up by the
+        table's signature (masks.py) and realized inline."""
         table = self.table
+        sig = (
+            SIG_SLICE[table & 0x3FF]
+            + SIG_SLICE[table >> 10 & 0x3FF]
+            + SIG_SLICE[table >> 20 & 0x3FF]
+            + SIG_SLICE[table >> 30]
+        )
+        recipes_for = self._recipes_for
+        cache = self._recipes
         captures: list[int] = []
         lays: list[int] = []
-        capture_masks = self._capture_masks
         assert self.turn is not None
         hand = self.hands[self.turn]
         while hand:
             low = hand & -hand
             hand ^= low
             index = low.bit_length() - 1
-            options = capture_masks(index, table)
-            if options:
-                captures.extend(c << 6 | index for c in options)
-            else:
+            value = VALUE[index]
+            recipes = cache.get(sig << 4 | value)
+            if recipes is None:
+                recipes = recipes_for(value, sig)
+            if not recipes:
                 lays.append(index)
+                continue
+            for recipe in recipes:
+                if recipe.__class__ is int:
+                    captures.append((table & recipe) << 6 | index)
+                else:
+                    captures.extend(c << 6 | index for c in realize((recipe,), table))
         if captures and self._forced_any:
             return captures
         return captures + lays
@@ -135,25 +157,32 @@ class Hand:
         index = code & 63
         capture = code >> 6
         bit = BIT[index]
-        self.hands[seat] ^= bit
+        hands = self.hands
+        hands[seat] ^= bit
+        last_card = not self.stock and not any(hands)
+        table = self.table
         flags = 0
-        last_card = not self.stock and not any(self.hands)
         if capture:
-            if self.variant.is_scopa(
-                index, capture, self.table, last_card, seat == self.dealer, self.rules
-            ):
+            if self._plain_scopa:
+                scopa = capture == table and not last_card
+            else:
+                scopa = self.variant.is_scopa(
+                    index, capture, table, last_card, seat == self.dealer, self.rules
+                )
+            if scopa:
                 self.scopas[seat] += 1
                 flags = SCOPA
-            self.table ^= capture
+            self.table = table ^ capture
             self.piles[seat] |= capture | bit
             self.last_capturer = seat
         else:
-            self.table |= bit
+            self.table = table | bit
         if not last_card:
-            if not any(self.hands):
+            if not any(hands):
                 self.deal_round()
                 flags |= DEALT
-            self.turn = (seat + 1) % self.players
+            seat += 1
+            self.turn = seat if seat < self.players else 0
             return flags
         if self.last_capturer is not None:
             self.piles[self.last_capturer] |= self.table

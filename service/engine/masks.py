@@ -9,6 +9,7 @@ speed the search of the computer players needs (``make bench`` measures it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import combinations
 
 from .cards import DECK, PRIMIERA_POINTS, SUITS, Card
 
@@ -72,29 +73,104 @@ def primiera(mask: int) -> int | None:
     return total
 
 
-# -- subsets of the table by the sum of their values ------------------------------------------
+# -- captures by the values on the table ------------------------------------------------------
+#
+# What a card can capture depends only on how many cards of each value the table holds
+# (its "signature"); which cards exactly is then a cheap mask operation. So captures are
+# cached by signature, which repeats far more than table masks do.
 
-#: The largest sum any capture rule asks for (quindici: 15 minus an ace).
-MAX_SUM = 14
-_SUBSETS: dict[int, tuple[tuple[int, ...], ...]] = {}
-_SUBSETS_LIMIT = 1 << 18
+_SIG_BITS = 3  # a count 0-4 per value
+#: Signature of one suit's 10-bit slice: the count of value v sits at bits 3*(v-1).
+SIG_SLICE = tuple(
+    sum(1 << (_SIG_BITS * v) for v in range(10) if slice_ >> v & 1) for slice_ in range(1 << 10)
+)
 
 
-def subsets_by_sum(table: int) -> tuple[tuple[int, ...], ...]:
-    """``result[s]``: every non-empty subset of ``table`` (as masks) whose values add up to
-    ``s``, for ``s`` up to :data:`MAX_SUM`. Cached by table mask."""
-    found = _SUBSETS.get(table)
-    if found is not None:
-        return found
-    partial: list[tuple[int, int]] = [(0, 0)]  # (mask, sum) of every subset so far
-    for i in indices(table):
-        value, bit = VALUE[i], BIT[i]
-        partial += [(m | bit, s + value) for m, s in partial if s + value <= MAX_SUM]
-    by_sum: list[list[int]] = [[] for _ in range(MAX_SUM + 1)]
-    for m, s in partial[1:]:
-        by_sum[s].append(m)
-    found = tuple(tuple(sorted(masks)) for masks in by_sum)
-    if len(_SUBSETS) >= _SUBSETS_LIMIT:
-        _SUBSETS.clear()
-    _SUBSETS[table] = found
+def signature(table: int) -> int:
+    """How many cards of each value ``table`` holds, packed 3 bits a value."""
+    return (
+        SIG_SLICE[table & 0x3FF]
+        + SIG_SLICE[table >> 10 & 0x3FF]
+        + SIG_SLICE[table >> 20 & 0x3FF]
+        + SIG_SLICE[table >> 30]
+    )
+
+
+def count_in(sig: int, value: int) -> int:
+    return sig >> (_SIG_BITS * (value - 1)) & 7
+
+
+#: A way to take cards of given values: an ``int`` is a value mask whose every table card
+#: is taken (capture = table & mask); a tuple of ``(value mask, how many)`` pairs needs a
+#: choice among the table's cards of some value.
+Recipe = int | tuple[tuple[int, int], ...]
+
+
+def value_sets(total: int, min_cards: int, sig: int) -> tuple[Recipe, ...]:
+    """Recipes for every set of table cards whose values add up to ``total``, with at
+    least ``min_cards`` cards, given the table's signature."""
+    recipes: list[Recipe] = []
+    parts: list[tuple[int, int]] = []  # (value, how many), values decreasing
+
+    def walk(remaining: int, largest: int, cards: int) -> None:
+        if remaining == 0:
+            if cards >= min_cards:
+                recipes.append(_recipe(parts, sig))
+            return
+        for value in range(min(largest, remaining), 0, -1):
+            available = count_in(sig, value)
+            for many in range(1, available + 1):
+                if many * value > remaining:
+                    break
+                parts.append((value, many))
+                walk(remaining - many * value, value - 1, cards + many)
+                parts.pop()
+
+    walk(total, 10, 0)
+    return tuple(recipes)
+
+
+def _recipe(parts: list[tuple[int, int]], sig: int) -> Recipe:
+    if all(count_in(sig, value) == many for value, many in parts):
+        mask = 0
+        for value, _ in parts:
+            mask |= VALUE_MASK[value]
+        return mask
+    return tuple((VALUE_MASK[value], many) for value, many in parts)
+
+
+def single_matches(value: int, sig: int) -> tuple[Recipe, ...]:
+    """Recipes taking exactly one table card of ``value`` (one per such card)."""
+    count = count_in(sig, value)
+    if count == 0:
+        return ()
+    if count == 1:
+        return (VALUE_MASK[value],)
+    return (((VALUE_MASK[value], 1),),)
+
+
+def realize(recipes: tuple[Recipe, ...], table: int) -> list[int]:
+    """The capture masks the recipes make on ``table``."""
+    found: list[int] = []
+    for recipe in recipes:
+        if isinstance(recipe, int):
+            found.append(table & recipe)
+            continue
+        partial = [0]
+        for value_mask, many in recipe:
+            choices = _choose(table & value_mask, many)
+            partial = [m | c for m in partial for c in choices]
+        found.extend(partial)
     return found
+
+
+def _choose(cards: int, many: int) -> list[int]:
+    """Every subset of ``cards`` with ``many`` cards."""
+    bits = [BIT[i] for i in indices(cards)]
+    result = []
+    for combo in combinations(bits, many):
+        mask = 0
+        for bit in combo:
+            mask |= bit
+        result.append(mask)
+    return result

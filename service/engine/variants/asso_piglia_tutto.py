@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..masks import ACES, VALUE
+from ..masks import ACES, FULL, VALUE, Recipe
 from ..rules import Rules
 from .scopa import Scopa
 
@@ -19,10 +19,10 @@ class AssoPigliaTutto(Scopa):
         "empty table stays there. Other cards capture as in Scopa. Played to 11."
     )
 
-    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
+    def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
         if value == ACE:
-            return (table,) if table else ()
-        return super().find_captures(value, table)
+            return (FULL,) if sig else ()  # the whole table, if there is one
+        return super().capture_recipes(value, sig)
 
     def is_scopa(
         self,

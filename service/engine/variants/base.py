@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..cards import Card, sorted_cards
-from ..masks import KINGS, VALUE, cards_of, mask_of
+from ..masks import KINGS, VALUE, Recipe, cards_of, mask_of, realize, signature
 from ..rules import COMMON_OPTIONS, Rules
 
 #: Every variant class by name, filled as their modules are imported.
@@ -64,7 +64,7 @@ class Variant:
         return DealPlan(hand_size=3, table_size=4, deals_again=True)
 
     def __init__(self) -> None:
-        self._captures: dict[int, tuple[int, ...]] = {}
+        self.recipe_cache: dict[int, tuple[Recipe, ...]] = {}
 
     def needs_redeal(self, table: int) -> bool:
         """R3: three or four kings face up on the table: the same dealer deals again."""
@@ -74,19 +74,28 @@ class Variant:
         """Scopas the dealer scores by taking the table just dealt (none in most variants)."""
         return 0
 
-    def capture_masks(self, card: int, table: int) -> tuple[int, ...]:
+    def capture_masks(self, card: int, table: int) -> list[int]:
         """Every set of table cards (masks) the card of index ``card`` may capture; empty
-        when it takes nothing. Cached by card value and table."""
-        key = table << 4 | VALUE[card]
-        found = self._captures.get(key)
-        if found is None:
-            if len(self._captures) >= 1 << 18:
-                self._captures.clear()
-            found = self._captures[key] = self.find_captures(VALUE[card], table)
+        when it takes nothing."""
+        return self.captures_by_value(VALUE[card], table, signature(table))
+
+    def captures_by_value(self, value: int, table: int, sig: int) -> list[int]:
+        """:meth:`capture_masks` for a card of ``value``, given the table's signature."""
+        recipes = self.recipe_cache.get(sig << 4 | value)
+        if recipes is None:
+            recipes = self.recipes(value, sig)
+        return realize(recipes, table) if recipes else []
+
+    def recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
+        """:meth:`capture_recipes`, cached in ``recipe_cache`` by signature and value."""
+        if len(self.recipe_cache) >= 1 << 18:
+            self.recipe_cache.clear()
+        found = self.recipe_cache[sig << 4 | value] = self.capture_recipes(value, sig)
         return found
 
-    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
-        """The capture rule: every set of ``table`` a card of ``value`` may capture."""
+    def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
+        """The capture rule, on values: what a card of ``value`` may take from a table of
+        signature ``sig`` (see masks.signature)."""
         raise NotImplementedError
 
     def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..masks import BIT, VALUE_MASK, indices, subsets_by_sum
+from ..masks import Recipe, single_matches, value_sets
 from .base import Variant
 
 
@@ -21,10 +21,7 @@ class Scopa(Variant):
         "list the same way"
     )
 
-    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
+    def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
         # R4.1: a single card of the same value has priority over any sum.
-        matches = table & VALUE_MASK[value]
-        if matches:
-            return tuple(BIT[i] for i in indices(matches))
         # R4.2: otherwise any set of two or more cards adding up to the card's value.
-        return tuple(m for m in subsets_by_sum(table)[value] if m.bit_count() >= 2)
+        return single_matches(value, sig) or value_sets(value, 2, sig)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..masks import subsets_by_sum
+from ..masks import Recipe, value_sets
 from .base import Variant
 
 FIFTEEN = 15
@@ -22,5 +22,5 @@ class ScopaDiQuindici(Variant):
         "list the same way"
     )
 
-    def find_captures(self, value: int, table: int) -> tuple[int, ...]:
-        return subsets_by_sum(table)[FIFTEEN - value]
+    def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
+        return value_sets(FIFTEEN - value, 1, sig)
