@@ -18,4 +18,8 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": int(env.get("MAX_BODY_BYTES", 64 * 1024)),
         # Redis calls give up after this many seconds, and the request gets a 503.
         "REDIS_TIMEOUT_SECONDS": float(env.get("REDIS_TIMEOUT_SECONDS", 2.0)),
+        # Computer players stop moving after this long in one request (see games.py).
+        "BOT_TIME_LIMIT_SECONDS": float(env.get("BOT_TIME_LIMIT_SECONDS", 20.0)),
+        # The expert computer player's search budget per move.
+        "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),
     }

@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 
 from service.devredis import RedisServer
 from service.engine import Card
-from service.games import StaleVersionError, load_game, play_move
+from service.games import BotSettings, StaleVersionError, load_game, play_move
 from service.store import GameStore, VersionConflictError, events_key_for, key_for
 from tests.helpers import Table
 
@@ -119,10 +119,12 @@ class TestSimultaneousMoves:
         move = first.match.legal_moves()[0]
         other = second.match.legal_moves()[-1]
 
-        saved, played, _ = play_move(store, first, seat, move.card, move.captured)
+        saved, played, _ = play_move(
+            store, first, seat, move.card, move.captured, None, BotSettings()
+        )
         assert saved.version == 2 and played == move
         with pytest.raises(VersionConflictError):
-            play_move(store, second, seat, other.card, other.captured)
+            play_move(store, second, seat, other.card, other.captured, None, BotSettings())
 
         stored = load_game(store, game.game_id)
         assert stored.version == 2
@@ -134,7 +136,15 @@ class TestSimultaneousMoves:
 
         # If-Match is checked against the version the game was read at.
         with pytest.raises(StaleVersionError) as stale:
-            play_move(store, load_game(store, game.game_id), 1 - seat, Card.parse("7D"), [], 1)
+            play_move(
+                store,
+                load_game(store, game.game_id),
+                1 - seat,
+                Card.parse("7D"),
+                [],
+                1,
+                BotSettings(),
+            )
         assert stale.value.current == 2
 
     def test_a_lost_race_is_a_409_with_a_problem(self, app: Flask, table: Table) -> None:
@@ -152,7 +162,9 @@ class TestSimultaneousMoves:
                 raced["done"] = True
                 rival = load_game(store, table.game_id)
                 rival_move = rival.match.legal_moves()[0]
-                play_move(store, rival, turn, rival_move.card, rival_move.captured)
+                play_move(
+                    store, rival, turn, rival_move.card, rival_move.captured, None, BotSettings()
+                )
             return real_save(game, events)
 
         store.save = save_after_a_rival  # type: ignore[method-assign]

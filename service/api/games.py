@@ -10,10 +10,13 @@ from flask.views import MethodView
 
 from ..engine import Card, Rules, event_view, match_view, move_view, parse_cards
 from ..games import (
+    BotSettings,
     Game,
+    NoBotToMoveError,
     StaleVersionError,
     UnauthorizedError,
     create_game,
+    let_bots_move,
     load_game,
     play_move,
 )
@@ -21,6 +24,7 @@ from ..store import GameStore
 from .blueprint import Blueprint
 from .problems import STORE_ERRORS, Problem, documents
 from .schemas import (
+    BotMovesSchema,
     CreateGameSchema,
     EventLogSchema,
     GameCreatedSchema,
@@ -60,6 +64,13 @@ def store() -> GameStore:
     return store
 
 
+def bot_settings() -> BotSettings:
+    return BotSettings(
+        time_limit_seconds=current_app.config["BOT_TIME_LIMIT_SECONDS"],
+        expert_budget_ms=current_app.config["EXPERT_BUDGET_MS"],
+    )
+
+
 def bearer_token() -> str | None:
     header = request.headers.get("Authorization")
     if header is None:
@@ -89,7 +100,10 @@ def seat_of(game: Game, *, required: bool) -> int | None:
 
 
 def view_of(game: Game, seat: int | None) -> dict[str, Any]:
-    return {"id": game.id, "version": game.version, **match_view(game.match, seat)}
+    view = {"id": game.id, "version": game.version, **match_view(game.match, seat)}
+    for entry, level in zip(view["seats"], game.bots, strict=True):
+        entry["bot"] = level
+    return view
 
 
 def if_match_version() -> int | None:
@@ -130,25 +144,34 @@ class Games(MethodView):
         Deals the first hand and returns each seat's secret token (shown only here) and
         the spectator's view."""
         seats = body.get("seats")
-        game, tokens, _ = create_game(
+        game, tokens, events = create_game(
             store(),
             variant=body["variant"],
             names=[s["name"] for s in seats] if seats else None,
             players=body.get("players"),
+            bots=[s.get("bot") for s in seats] if seats else None,
             target=body.get("target"),
             rules=Rules.from_dict(body["rules"]),
             seed=body.get("seed"),
             deck=parse_cards(body["deck"]) if "deck" in body else None,
             first_dealer=body.get("first_dealer"),
+            settings=bot_settings(),
         )
         match = game.match
         created = {
             "id": game.id,
             "version": game.version,
             "seats": [
-                {"seat": seat, "name": name, "team": match.teams[seat], "token": tokens[seat]}
+                {
+                    "seat": seat,
+                    "name": name,
+                    "team": match.teams[seat],
+                    "bot": game.bots[seat],
+                    "token": tokens[seat],
+                }
                 for seat, name in enumerate(match.names)
             ],
+            "events": [event_view(e, None) for e in events],
             "state": view_of(game, None),
         }
         location = url_for("games.GameResource", game_id=game.id)
@@ -219,6 +242,7 @@ class Moves(MethodView):
                 Card.parse(body["card"]),
                 parse_cards(capture) if capture is not None else None,
                 if_match_version(),
+                bot_settings(),
             )
         except StaleVersionError as stale:
             raise Problem(
@@ -289,3 +313,30 @@ class Events(MethodView):
         version, events = store().events(game_id)
         shown = [{"seq": i, **event_view(e, seat)} for i, e in enumerate(events)]
         return {"id": game_id, "version": version, "events": shown}, 200, etag(version)
+
+
+@blp.route("/<string:game_id>/bots")
+class Bots(MethodView):
+    @blp.response(200, BotMovesSchema, headers=ETAG)
+    @documents(
+        blp,
+        {**NOT_FOUND, 409: "The seat to play is not a computer player's.", **STORE_ERRORS},
+    )
+    def post(self, game_id: str) -> Any:
+        """Let the computer players move
+
+        Computer players move within the request that gives them the turn, up to a time
+        limit; a match of computer players only that did not finish within it goes on
+        from here. Needs no token: it only lets them play their turns."""
+        game = load_game(store(), game_id)
+        try:
+            game, events = let_bots_move(store(), game, bot_settings())
+        except NoBotToMoveError:
+            raise Problem(
+                409,
+                "/problems/not-your-turn",
+                "The seat to play is a person's, or the match is over: no computer player "
+                "is to move.",
+            ) from None
+        result = {"events": [event_view(e, None) for e in events], "state": view_of(game, None)}
+        return result, 200, etag(game.version)

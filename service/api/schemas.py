@@ -12,6 +12,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..bots import BOT_LEVELS
 from ..engine import DECK, VARIANTS
 from ..engine.match import MAX_TARGET, MIN_TARGET
 from ..engine.rules import OPTIONS, Option
@@ -105,6 +106,15 @@ class SeatSpecSchema(StrictSchema):
         validate=[validate.Length(min=1, max=40), printable],
         metadata={"description": "The player's display name (1-40 characters)."},
     )
+    bot = fields.String(
+        validate=validate.OneOf(BOT_LEVELS),
+        metadata={
+            "description": "Make this seat a computer player of this level: `random` (any "
+            "legal move), `greedy` (the best capture now, else the least useful card) or "
+            "`expert` (a search over the hidden cards it cannot see). It has no token and "
+            "plays at once when its turn comes, inside the request that gave it the turn."
+        },
+    )
 
 
 class CreateGameSchema(StrictSchema):
@@ -173,6 +183,11 @@ class MoveRequestSchema(StrictSchema):
 class SeatViewSchema(ma.Schema):
     seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
     name = fields.String()
+    bot = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(BOT_LEVELS),
+        metadata={"description": "The computer player's level, or null for a person."},
+    )
     team = Integer(metadata={"description": "The side this seat scores for."})
     hand_count = Integer(metadata={"description": "Cards in this seat's hand."})
     captured_count = Integer(
@@ -338,11 +353,17 @@ class CreatedSeatSchema(ma.Schema):
     seat = Integer()
     name = fields.String()
     team = Integer()
+    bot = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(BOT_LEVELS),
+        metadata={"description": "The computer player's level, or null for a person."},
+    )
     token = fields.String(
+        allow_none=True,
         metadata={
             "description": "This seat's secret bearer token, shown only in this response: "
-            "send it as `Authorization: Bearer <token>`."
-        }
+            "send it as `Authorization: Bearer <token>`. Null for a computer player."
+        },
     )
 
 
@@ -350,6 +371,10 @@ class GameCreatedSchema(ma.Schema):
     id = fields.String()
     version = Integer()
     seats = fields.List(fields.Nested(CreatedSeatSchema))
+    events = fields.List(
+        fields.Nested(EventSchema),
+        metadata={"description": "The computer players' moves, if they played first."},
+    )
     state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
 
 
@@ -358,10 +383,19 @@ class MoveResultSchema(ma.Schema):
     events = fields.List(
         fields.Nested(EventSchema),
         metadata={
-            "description": "What followed the move: deals, the hand's score, the match's end."
+            "description": "What followed the move: the computer players' moves, deals, "
+            "the hand's score, the match's end."
         },
     )
     state = fields.Nested(GameViewSchema, metadata={"description": "Your view after the move."})
+
+
+class BotMovesSchema(ma.Schema):
+    events = fields.List(
+        fields.Nested(EventSchema),
+        metadata={"description": "The computer players' moves and what followed them."},
+    )
+    state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
 
 
 class EventLogSchema(ma.Schema):

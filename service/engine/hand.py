@@ -30,6 +30,40 @@ def code_capture(code: int) -> int:
     return code >> 6
 
 
+def deal(variant: Variant, rules: Rules, players: int, dealer: int, cards: list[int]) -> Hand:
+    """R3: a new hand dealt from ``cards`` (card indices in dealing order): each seat in
+    playing order, from the seat after the dealer, gets its ``hand_size`` cards at once,
+    then the table gets ``table_size``; the rest is the stock. Whether the variant wants
+    a redeal, or gives the dealer a bonus, is the caller's to ask (see Match)."""
+    plan = variant.deal_plan(players)
+    hands = [0] * players
+    pos = 0
+    for offset in range(1, players + 1):
+        mask = 0
+        for index in cards[pos : pos + plan.hand_size]:
+            mask |= BIT[index]
+        hands[(dealer + offset) % players] = mask
+        pos += plan.hand_size
+    table = 0
+    for index in cards[pos : pos + plan.table_size]:
+        table |= BIT[index]
+    pos += plan.table_size
+    return Hand(
+        variant,
+        rules,
+        players,
+        dealer,
+        plan.hand_size,
+        hands,
+        table,
+        cards[pos:],
+        piles=[0] * players,
+        scopas=[0] * players,
+        last_capturer=None,
+        turn=(dealer + 1) % players,
+    )
+
+
 class Hand:
     """The state of the hand being played. Hands, the table and piles are masks; the
     stock is a list of card indices in dealing order."""

@@ -22,7 +22,7 @@ from .errors import (
     MatchOverError,
     NotYourTurnError,
 )
-from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, move_code
+from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, deal, move_code
 from .masks import BIT, cards_of, mask_of
 from .moves import Move
 from .rules import Rules
@@ -354,21 +354,11 @@ class Match:
         """Deal a new hand (R3): hands then table, again while the variant asks for a
         redeal (3 or 4 kings on the table); then the dealer's bonus, if the variant has one."""
         self.hand_number += 1
-        plan = self.variant.deal_plan(self.players)
         attempt = 0
         while True:
             cards = deck if deck is not None and attempt == 0 else self._shuffled_deck(attempt)
-            hands = [0] * self.players
-            pos = 0
-            for offset in range(1, self.players + 1):
-                seat = (self.dealer + offset) % self.players
-                for index in cards[pos : pos + plan.hand_size]:
-                    hands[seat] |= BIT[index]
-                pos += plan.hand_size
-            table = 0
-            for index in cards[pos : pos + plan.table_size]:
-                table |= BIT[index]
-            pos += plan.table_size
+            hand = deal(self.variant, self.rules, self.players, self.dealer, cards)
+            table = hand.table
             if not self.variant.needs_redeal(table):
                 break
             events.append(
@@ -381,22 +371,9 @@ class Match:
                 }
             )
             attempt += 1
-        self.hand = Hand(
-            self.variant,
-            self.rules,
-            self.players,
-            self.dealer,
-            plan.hand_size,
-            hands,
-            table,
-            cards[pos:],
-            piles=[0] * self.players,
-            scopas=[0] * self.players,
-            last_capturer=None,
-            turn=(self.dealer + 1) % self.players,
-        )
+        self.hand = hand
         self.last_move = None
-        events.append(self._deal_event(table, plan.hand_size))
+        events.append(self._deal_event(table, hand.hand_size))
         bonus = self.variant.dealer_bonus(table)
         if bonus:
             hand = self.hand

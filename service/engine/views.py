@@ -7,11 +7,15 @@ built here from the full state.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import codes
+from .masks import FULL
 from .match import Event, Match, is_sweep
 from .moves import Move
+from .rules import Rules
+from .variants import Variant
 
 
 def match_view(match: Match, viewer: int | None) -> dict[str, Any]:
@@ -72,3 +76,59 @@ def move_view(move: Move, table: list[Any]) -> dict[str, Any]:
         "capture": codes(move.captured),
         "sweep": is_sweep(move, table),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What one seat knows of a match at its turn: its hand, the table, every card seen
+    played (the piles), the counts of cards in the other hands and the stock, and the
+    public score. The computer players decide from this alone, never from the state.
+    Card sets are masks (see masks.py)."""
+
+    variant: Variant
+    rules: Rules
+    seat: int
+    players: int
+    teams: tuple[int, ...]
+    dealer: int
+    hand: int
+    table: int
+    piles: tuple[int, ...]
+    scopas: tuple[int, ...]
+    last_capturer: int | None
+    hand_counts: tuple[int, ...]
+    stock_count: int
+    hand_size: int
+    scores: tuple[int, ...]
+    target: int
+
+    @property
+    def unseen(self) -> int:
+        """Cards this seat has not seen: in the other hands or the stock."""
+        seen = self.hand | self.table
+        for pile in self.piles:
+            seen |= pile
+        return FULL ^ seen
+
+
+def knowledge_of(match: Match, seat: int) -> Knowledge:
+    """What ``seat`` knows of ``match`` (see :class:`Knowledge`)."""
+    hand = match.hand
+    return Knowledge(
+        variant=match.variant,
+        rules=match.rules,
+        seat=seat,
+        players=match.players,
+        teams=tuple(match.teams),
+        dealer=hand.dealer,
+        hand=hand.hands[seat],
+        table=hand.table,
+        piles=tuple(hand.piles),
+        scopas=tuple(hand.scopas),
+        last_capturer=hand.last_capturer,
+        hand_counts=tuple(h.bit_count() for h in hand.hands),
+        stock_count=len(hand.stock),
+        hand_size=hand.hand_size,
+        scores=tuple(match.scores),
+        target=match.target,
+    )

@@ -1,0 +1,8 @@
+"""Computer players. Each decides from a seat's :class:`~service.engine.views.Knowledge`
+alone, never from the hidden state: see :func:`service.engine.views.knowledge_of`."""
+
+from __future__ import annotations
+
+from .base import BOT_LEVELS, Bot, make_bot
+
+__all__ = ["BOT_LEVELS", "Bot", "make_bot"]

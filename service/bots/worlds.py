@@ -1,0 +1,44 @@
+"""Worlds a seat cannot tell apart: the hidden cards dealt at random, consistently with
+what the seat has seen (the search of the expert player samples them)."""
+
+from __future__ import annotations
+
+import random
+
+from ..engine.hand import Hand
+from ..engine.masks import BIT, indices
+from ..engine.views import Knowledge
+
+
+def sample_world(knowledge: Knowledge, rng: random.Random) -> Hand:
+    """A hand in play that agrees with ``knowledge``: the seat's own cards, the table and
+    the piles as they are; the unseen cards shuffled into the other hands (as many as
+    each holds) and the stock. Nothing else can be inferred in Scopa: a player may lay
+    any card, so no void shows."""
+    unseen = list(indices(knowledge.unseen))
+    rng.shuffle(unseen)
+    hands = []
+    pos = 0
+    for seat, count in enumerate(knowledge.hand_counts):
+        if seat == knowledge.seat:
+            hands.append(knowledge.hand)
+            continue
+        mask = 0
+        for index in unseen[pos : pos + count]:
+            mask |= BIT[index]
+        hands.append(mask)
+        pos += count
+    return Hand(
+        knowledge.variant,
+        knowledge.rules,
+        knowledge.players,
+        knowledge.dealer,
+        knowledge.hand_size,
+        hands,
+        knowledge.table,
+        unseen[pos:],
+        list(knowledge.piles),
+        list(knowledge.scopas),
+        knowledge.last_capturer,
+        knowledge.seat,
+    )

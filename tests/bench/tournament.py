@@ -1,0 +1,199 @@
+"""Seat-swapped duplicate tournament between the computer players (``make tournament``).
+
+Each deal is a seeded shuffle of a 2-player classic Scopa hand, played twice: once with
+bot A in seat 0 and bot B in seat 1, once with the seats swapped, so that the luck of
+the cards cancels out. One hand per game. For each pairing it reports
+
+- W/D/L: hands A scored more than, as many as, fewer points than B;
+- the mean point margin per hand (A's hand points minus B's) with a 95% confidence
+  interval computed over the per-deal means (the two games of a deal are paired, so
+  the deal, not the hand, is the independent unit);
+- the expert's CPU time per move where it had a choice (median, 99th percentile).
+
+Deterministic given ``--seed``: deal ``i`` uses the shuffle seed ``seed * 1_000_000 + i``
+and every bot's random generator is seeded from the deal, the game and the seat.
+
+    python -m tests.bench.tournament --deals 1000 --jobs 2 --budget 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+
+from service.bots import make_bot
+from service.bots.base import Bot
+from service.engine.match import Match, moves_of
+from service.engine.views import knowledge_of
+
+PAIRINGS = (("expert", "greedy"), ("greedy", "random"), ("expert", "random"))
+
+
+@dataclass
+class DealResult:
+    """The two games of one deal: A's margin in each, and the expert's move times."""
+
+    margins: tuple[int, int]
+    expert_cpu_ms: list[float] = field(default_factory=list)
+
+
+def play_hand(seed: int, bots: Sequence[Bot], names: Sequence[str], game_seed: str) -> tuple[
+    list[int], list[float]
+]:
+    """Play the first hand of a 2-player Scopa match dealt from ``seed``, ``bots[s]`` in
+    seat ``s``. Returns each seat's hand points and the expert's CPU ms per choice."""
+    match, _ = Match.new(seed=seed, players=2, first_dealer=0)
+    rngs = [random.Random(f"{game_seed}:{seat}") for seat in range(2)]
+    times: list[float] = []
+    while not match.hand_scores:
+        seat = match.turn
+        assert seat is not None
+        legal = match.hand.legal_codes()
+        knowledge = knowledge_of(match, seat)
+        start = time.process_time()
+        code = bots[seat].choose(knowledge, legal, rngs[seat])
+        elapsed = (time.process_time() - start) * 1000.0
+        if names[seat] == "expert" and len(legal) > 1:
+            times.append(elapsed)
+        assert code in legal, f"{names[seat]} played an illegal move"
+        match.push(moves_of([code])[0])
+    points = [team["total"] for team in match.hand_scores[0]["teams"]]
+    return points, times
+
+
+def play_deal(task: tuple[str, str, int, int, float]) -> DealResult:
+    """Both games of deal ``index`` of the pairing (A, B)."""
+    name_a, name_b, seed, index, budget = task
+    deal_seed = seed * 1_000_000 + index
+    bots = {name: make_bot(name, budget) for name in (name_a, name_b)}
+    margins = []
+    times: list[float] = []
+    for game, names in enumerate(((name_a, name_b), (name_b, name_a))):
+        seat_a = names.index(name_a) if name_a != name_b else game
+        points, game_times = play_hand(
+            deal_seed, [bots[n] for n in names], names, f"{deal_seed}:{game}"
+        )
+        margins.append(points[seat_a] - points[1 - seat_a])
+        times.extend(game_times)
+    return DealResult((margins[0], margins[1]), times)
+
+
+@dataclass
+class PairingReport:
+    name_a: str
+    name_b: str
+    results: list[DealResult]
+
+    @property
+    def hand_margins(self) -> list[int]:
+        return [m for r in self.results for m in r.margins]
+
+    @property
+    def wins_draws_losses(self) -> tuple[int, int, int]:
+        margins = self.hand_margins
+        return (
+            sum(m > 0 for m in margins),
+            sum(m == 0 for m in margins),
+            sum(m < 0 for m in margins),
+        )
+
+    @property
+    def mean_and_halfwidth(self) -> tuple[float, float]:
+        """Mean margin per hand and the 95% CI half-width over per-deal means."""
+        per_deal = [sum(r.margins) / 2 for r in self.results]
+        mean = statistics.fmean(per_deal)
+        if len(per_deal) < 2:
+            return mean, math.inf
+        return mean, 1.96 * statistics.stdev(per_deal) / math.sqrt(len(per_deal))
+
+    @property
+    def expert_times(self) -> list[float]:
+        return [t for r in self.results for t in r.expert_cpu_ms]
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-quantile (0-1) of ``values``, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+def run(
+    pairings: Iterable[tuple[str, str]], deals: int, jobs: int, seed: int, budget: float
+) -> list[PairingReport]:
+    """Play ``deals`` deals of every pairing on ``jobs`` processes."""
+    reports = []
+    for name_a, name_b in pairings:
+        tasks = [(name_a, name_b, seed, i, budget) for i in range(deals)]
+        if jobs > 1:
+            with Pool(jobs) as pool:
+                results = pool.map(play_deal, tasks, chunksize=max(1, deals // (jobs * 8)))
+        else:
+            results = [play_deal(task) for task in tasks]
+        reports.append(PairingReport(name_a, name_b, results))
+    return reports
+
+
+def table(reports: Sequence[PairingReport], budget: float) -> str:
+    """The results as a Markdown table, and the expert's move times below it."""
+    lines = [
+        "| pairing (A vs B) | deals | hands | A wins | draws | B wins "
+        "| margin per hand (A - B) | 95% CI |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for report in reports:
+        wins, draws, losses = report.wins_draws_losses
+        mean, half = report.mean_and_halfwidth
+        lines.append(
+            f"| {report.name_a} vs {report.name_b} | {len(report.results)} "
+            f"| {2 * len(report.results)} | {wins} | {draws} | {losses} "
+            f"| {mean:+.3f} | [{mean - half:+.3f}, {mean + half:+.3f}] |"
+        )
+    times = [t for report in reports for t in report.expert_times]
+    if times:
+        lines.append("")
+        lines.append(
+            f"Expert CPU time per move with a choice ({len(times)} moves, budget "
+            f"{budget:g} ms): median {statistics.median(times):.1f} ms, "
+            f"p99 {percentile(times, 0.99):.1f} ms ({percentile(times, 0.99) / budget:.2f}x "
+            f"the budget), max {max(times):.1f} ms."
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=1000, help="deals per pairing")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument("--seed", type=int, default=1, help="base seed of the shuffles")
+    parser.add_argument("--budget", type=float, default=50.0, help="expert budget, ms a move")
+    parser.add_argument(
+        "--pairing",
+        action="append",
+        metavar="A:B",
+        help="a pairing to play (repeatable); default: expert:greedy greedy:random "
+        "expert:random",
+    )
+    args = parser.parse_args(argv)
+    pairings = (
+        [tuple(p.split(":", 1)) for p in args.pairing] if args.pairing else list(PAIRINGS)
+    )
+    start = time.perf_counter()
+    reports = run(pairings, args.deals, args.jobs, args.seed, args.budget)  # type: ignore[arg-type]
+    print(table(reports, args.budget))
+    print(
+        f"\n{args.deals} deals per pairing, seed {args.seed}, {args.jobs} jobs, "
+        f"{time.perf_counter() - start:.0f} s wall.",
+        file=sys.stderr,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
