@@ -4,12 +4,13 @@ here."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import random
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +44,20 @@ class BotSettings:
     time_limit_seconds: float = 20.0
     #: The expert's search budget per move.
     expert_budget_ms: float = 50.0
+
+
+def creation_id(key: str) -> str:
+    """The id of the game created with Idempotency-Key ``key``: only its creator can know it."""
+    digest = hashlib.sha256(f"scopa:create\n{key}".encode()).digest()[:16]
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def derived_token(key: str, nonce: str, seat: int) -> str:
+    """A seat token for a creation with Idempotency-Key ``key``, so that a retry can be
+    answered with the same tokens while only their hashes are stored: an HMAC under the
+    client's key of a 128-bit random nonce kept with the game."""
+    mac = hmac.new(key.encode(), f"{nonce}:{seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac[:24]).decode()
 
 
 def hash_token(token: str) -> str:
@@ -103,10 +118,16 @@ def create_game(
     deck: Sequence[Card] | None,
     first_dealer: int | None,
     settings: BotSettings,
+    key: str | None = None,
+    remember: Callable[[Game, list[str | None], list[Event]], dict[str, Any]] | None = None,
 ) -> tuple[Game, list[str | None], list[Event]]:
     """Deal a new match, let the computer players move if it is their turn, and store it.
     Returns the game, each person's seat token (shown once; None for a computer seat),
-    and the events of the computer players' moves."""
+    and the events of the computer players' moves.
+
+    With an Idempotency-Key ``key``, the game gets the id :func:`creation_id` gives and
+    tokens :func:`derived_token` makes (VersionConflictError if that game exists), and
+    what ``remember`` returns is stored with it under ``"created"``, for replays."""
     match, events = Match.new(
         variant=variant,
         players=players,
@@ -118,22 +139,46 @@ def create_game(
         first_dealer=first_dealer,
     )
     levels = list(bots) if bots is not None else [None] * match.players
-    tokens = [None if level else secrets.token_urlsafe(24) for level in levels]
-    state = {
+    nonce = secrets.token_hex(16)
+    tokens = [
+        None if level else derived_token(key, nonce, seat) if key else secrets.token_urlsafe(24)
+        for seat, level in enumerate(levels)
+    ]
+    state: dict[str, Any] = {
         "match": match.to_dict(),
         "tokens": [None if t is None else hash_token(t) for t in tokens],
         "bots": levels,
     }
-    game = Game(StoredGame("", 0, state), match)
+    game_id = creation_id(key) if key else None
+    game = Game(StoredGame(game_id or "", 1, state), match)
     bot_events = _bots_move(game, settings)
     state["match"] = match.to_dict()
-    stored = store.create(state, events + bot_events)
+    if key:
+        state["nonce"] = nonce
+    if remember is not None:
+        state["created"] = remember(game, tokens, bot_events)
+    stored = store.create(state, events + bot_events, game_id)
     return Game(stored, match), tokens, bot_events
+
+
+def replay_creation(store: GameStore, key: str) -> tuple[Game, list[str | None]]:
+    """The game created earlier with Idempotency-Key ``key``, and its seats' tokens;
+    GameNotFoundError if there is none."""
+    game = load_game(store, creation_id(key))
+    nonce = game.stored.state["nonce"]
+    tokens = [
+        None if level else derived_token(key, nonce, seat) for seat, level in enumerate(game.bots)
+    ]
+    return game, tokens
 
 
 def load_game(store: GameStore, game_id: str) -> Game:
     stored = store.load(game_id)
     return Game(stored, Match.from_dict(stored.state["match"]))
+
+
+#: Builds a record to store with a move (key, value), from the game as it will be.
+RecordMaker = Callable[[Game, Move, list[Event]], tuple[str, str]]
 
 
 def play_move(
@@ -144,9 +189,11 @@ def play_move(
     capture: Sequence[Card] | None,
     if_match: int | None,
     settings: BotSettings,
+    record: RecordMaker | None = None,
 ) -> tuple[Game, Move, list[Event]]:
     """Check and apply ``seat``'s move, let the computer players answer, then store it
-    all by compare-and-set. Returns the game, the move, and the events (the move first).
+    all by compare-and-set, with the record ``record`` makes if given. Returns the game,
+    the move, and the events (the move first).
 
     Raises StaleVersionError when ``if_match`` is not the current version, the engine's
     errors for a move the rules refuse, and VersionConflictError when another write won.
@@ -155,7 +202,9 @@ def play_move(
         raise StaleVersionError(game.version)
     move, events = game.match.play(seat, card, capture)
     events += _bots_move(game, settings)
-    return _save(store, game, events), move, events
+    after = Game(StoredGame(game.id, game.version + 1, game.stored.state), game.match)
+    made = record(after, move, events) if record is not None else None
+    return _save(store, game, events, made), move, events
 
 
 def let_bots_move(store: GameStore, game: Game, settings: BotSettings) -> tuple[Game, list[Event]]:
@@ -166,9 +215,11 @@ def let_bots_move(store: GameStore, game: Game, settings: BotSettings) -> tuple[
     return _save(store, game, events), events
 
 
-def _save(store: GameStore, game: Game, events: list[Event]) -> Game:
+def _save(
+    store: GameStore, game: Game, events: list[Event], record: tuple[str, str] | None = None
+) -> Game:
     state: dict[str, Any] = {**game.stored.state, "match": game.match.to_dict()}
-    stored = store.save(StoredGame(game.id, game.version, state), events)
+    stored = store.save(StoredGame(game.id, game.version, state), events, record)
     return Game(stored, game.match)
 
 

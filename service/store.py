@@ -20,9 +20,11 @@ import redis
 
 KEY_PREFIX = "scopa:game:"
 
-#: KEYS[1] the game hash, KEYS[2] its event list.
+#: KEYS[1] the game hash, KEYS[2] its event list, KEYS[3] (optional) a record to set
+#: with the write, such as the response kept for an Idempotency-Key.
 #: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
-#: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5..] events to append.
+#: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5] the record's value
+#: (ignored without KEYS[3]), ARGV[6..] events to append.
 #: Writes only if the stored version is still ARGV[1]; returns 1 if it wrote, else 0.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'v') or ''
@@ -30,11 +32,14 @@ if current ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
-if #ARGV >= 5 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+if #ARGV >= 6 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 6))
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
+if #KEYS >= 3 then
+  redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[4])
+end
 return 1
 """
 
@@ -53,6 +58,11 @@ def key_for(game_id: str) -> str:
 
 def events_key_for(game_id: str) -> str:
     return key_for(game_id) + ":events"
+
+
+def record_key_for(game_id: str, name: str) -> str:
+    """A record kept beside a game (in its cluster slot), such as an idempotent response."""
+    return key_for(game_id) + ":" + name
 
 
 def new_game_id() -> str:
@@ -75,8 +85,13 @@ class GameStore:
         self.ttl = ttl_seconds
         self._cas = client.register_script(_COMPARE_AND_SET)
 
-    def create(self, state: dict[str, Any], events: list[dict[str, Any]]) -> StoredGame:
-        """Store a new game at version 1 under a fresh id."""
+    def create(
+        self, state: dict[str, Any], events: list[dict[str, Any]], game_id: str | None = None
+    ) -> StoredGame:
+        """Store a new game at version 1 under ``game_id`` (VersionConflictError if it is
+        taken), or under a fresh id."""
+        if game_id is not None:
+            return self.save(StoredGame(game_id, 0, state), events)
         while True:
             game = StoredGame(new_game_id(), 0, state)
             try:
@@ -90,15 +105,25 @@ class GameStore:
             raise GameNotFoundError(game_id)
         return StoredGame(game_id, int(version), json.loads(state))
 
-    def save(self, game: StoredGame, events: list[dict[str, Any]]) -> StoredGame:
-        """Write ``game.state`` as the version after ``game.version`` and append ``events``,
-        if nobody wrote since ``game.version`` was read; else raise VersionConflictError."""
+    def save(
+        self,
+        game: StoredGame,
+        events: list[dict[str, Any]],
+        record: tuple[str, str] | None = None,
+    ) -> StoredGame:
+        """Write ``game.state`` as the version after ``game.version``, append ``events``
+        and set ``record`` (a key beside the game, and its value), if nobody wrote since
+        ``game.version`` was read; else raise VersionConflictError. All or nothing."""
         expected = str(game.version) if game.version else ""
         new_version = game.version + 1
         state = json.dumps(game.state, separators=(",", ":"))
-        args: list[str | int] = [expected, new_version, state, self.ttl]
+        keys = [key_for(game.id), events_key_for(game.id)]
+        args: list[str | int] = [expected, new_version, state, self.ttl, ""]
+        if record is not None:
+            keys.append(record[0])
+            args[4] = record[1]
         args += [json.dumps(e, separators=(",", ":")) for e in events]
-        written = self._cas(keys=[key_for(game.id), events_key_for(game.id)], args=args)
+        written = self._cas(keys=keys, args=args)
         if not written:
             raise VersionConflictError(game.id)
         return StoredGame(game.id, new_version, game.state)
@@ -112,6 +137,11 @@ class GameStore:
         if version is None:
             raise GameNotFoundError(game_id)
         return int(version), [json.loads(e) for e in raw]
+
+    def record(self, key: str) -> str | None:
+        """A record set by :meth:`save`, or None."""
+        value = self.redis.get(key)
+        return None if value is None else str(value)
 
     def ping(self) -> bool:
         return bool(self.redis.ping())

@@ -157,7 +157,7 @@ class TestSimultaneousMoves:
         real_save = store.save
         raced = {"done": False}
 
-        def save_after_a_rival(game: Any, events: list[dict[str, Any]]) -> Any:
+        def save_after_a_rival(game: Any, events: list[dict[str, Any]], record: Any) -> Any:
             if not raced["done"]:
                 raced["done"] = True
                 rival = load_game(store, table.game_id)
@@ -165,7 +165,7 @@ class TestSimultaneousMoves:
                 play_move(
                     store, rival, turn, rival_move.card, rival_move.captured, None, BotSettings()
                 )
-            return real_save(game, events)
+            return real_save(game, events, record)
 
         store.save = save_after_a_rival  # type: ignore[method-assign]
         try:

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from flask import current_app, request, url_for
 from flask.views import MethodView
 
-from ..engine import Card, Rules, event_view, match_view, move_view, parse_cards
+from ..engine import (
+    Card,
+    Event,
+    MatchOverError,
+    Move,
+    NotYourTurnError,
+    Rules,
+    event_view,
+    match_view,
+    move_view,
+    parse_cards,
+)
 from ..games import (
     BotSettings,
     Game,
@@ -19,8 +31,10 @@ from ..games import (
     let_bots_move,
     load_game,
     play_move,
+    replay_creation,
 )
-from ..store import GameStore
+from ..store import GameNotFoundError, GameStore, VersionConflictError, record_key_for
+from . import idempotency
 from .blueprint import Blueprint
 from .problems import STORE_ERRORS, Problem, documents
 from .schemas import (
@@ -133,49 +147,90 @@ class Games(MethodView):
         headers={
             "Location": {"description": "The game's URL.", "schema": {"type": "string"}},
             **ETAG,
+            **idempotency.REPLAYED,
         },
     )
+    @blp.doc(parameters=[idempotency.PARAMETER])
     @documents(
-        blp, {422: "The body is not valid, or asks for a match that cannot exist.", **STORE_ERRORS}
+        blp,
+        {
+            422: "The body is not valid, or asks for a match that cannot exist; or an "
+            "Idempotency-Key reused with another body.",
+            **STORE_ERRORS,
+        },
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Create a match
 
         Deals the first hand and returns each seat's secret token (shown only here) and
         the spectator's view."""
+        key = idempotency.idempotency_key()
+        fingerprint = idempotency.fingerprint(body)
+        if key is not None:
+            try:
+                return _creation_replay(key, fingerprint)
+            except GameNotFoundError:
+                pass
+
+        def remember(game: Game, tokens: list[str | None], events: list[Event]) -> dict[str, Any]:
+            answer = _created(game, [None] * len(tokens), events)
+            return {"fp": fingerprint, "status": 201, "body": answer, "version": game.version}
+
         seats = body.get("seats")
-        game, tokens, events = create_game(
-            store(),
-            variant=body["variant"],
-            names=[s["name"] for s in seats] if seats else None,
-            players=body.get("players"),
-            bots=[s.get("bot") for s in seats] if seats else None,
-            target=body.get("target"),
-            rules=Rules.from_dict(body["rules"]),
-            seed=body.get("seed"),
-            deck=parse_cards(body["deck"]) if "deck" in body else None,
-            first_dealer=body.get("first_dealer"),
-            settings=bot_settings(),
-        )
-        match = game.match
-        created = {
-            "id": game.id,
-            "version": game.version,
-            "seats": [
-                {
-                    "seat": seat,
-                    "name": name,
-                    "team": match.teams[seat],
-                    "bot": game.bots[seat],
-                    "token": tokens[seat],
-                }
-                for seat, name in enumerate(match.names)
-            ],
-            "events": [event_view(e, None) for e in events],
-            "state": view_of(game, None),
-        }
-        location = url_for("games.GameResource", game_id=game.id)
-        return created, 201, {"Location": location, **etag(game.version)}
+        try:
+            game, tokens, events = create_game(
+                store(),
+                variant=body["variant"],
+                names=[s["name"] for s in seats] if seats else None,
+                players=body.get("players"),
+                bots=[s.get("bot") for s in seats] if seats else None,
+                target=body.get("target"),
+                rules=Rules.from_dict(body["rules"]),
+                seed=body.get("seed"),
+                deck=parse_cards(body["deck"]) if "deck" in body else None,
+                first_dealer=body.get("first_dealer"),
+                settings=bot_settings(),
+                key=key,
+                remember=remember if key is not None else None,
+            )
+        except VersionConflictError:
+            assert key is not None  # fresh ids do not collide
+            return _creation_replay(key, fingerprint)  # a retry raced its first attempt
+        return _created(game, tokens, events), 201, _created_headers(game.id, game.version)
+
+
+def _created(game: Game, tokens: list[str | None], events: list[Event]) -> dict[str, Any]:
+    match = game.match
+    return {
+        "id": game.id,
+        "version": game.version,
+        "seats": [
+            {
+                "seat": seat,
+                "name": name,
+                "team": match.teams[seat],
+                "bot": game.bots[seat],
+                "token": tokens[seat],
+            }
+            for seat, name in enumerate(match.names)
+        ],
+        "events": [event_view(e, None) for e in events],
+        "state": view_of(game, None),
+    }
+
+
+def _created_headers(game_id: str, version: int) -> dict[str, str]:
+    return {"Location": url_for("games.GameResource", game_id=game_id), **etag(version)}
+
+
+def _creation_replay(key: str, fingerprint: str) -> Any:
+    """The first answer to a creation with this Idempotency-Key, tokens included."""
+    game, tokens = replay_creation(store(), key)
+    created = game.stored.state["created"]
+    body, status, headers = idempotency.replay(json.dumps(created), fingerprint)
+    for seat, token in zip(body["seats"], tokens, strict=True):
+        seat["token"] = token
+    return body, 201, {**_created_headers(game.id, created["version"]), **headers}
 
 
 @blp.route("/<string:game_id>")
@@ -212,8 +267,8 @@ class LegalMoves(MethodView):
 @blp.route("/<string:game_id>/moves")
 class Moves(MethodView):
     @blp.arguments(MoveRequestSchema)
-    @blp.response(200, MoveResultSchema, headers=ETAG)
-    @blp.doc(security=SEAT_AUTH, parameters=[IF_MATCH])
+    @blp.response(200, MoveResultSchema, headers={**ETAG, **idempotency.REPLAYED})
+    @blp.doc(security=SEAT_AUTH, parameters=[IF_MATCH, idempotency.PARAMETER])
     @documents(
         blp,
         {
@@ -222,7 +277,7 @@ class Moves(MethodView):
             409: "Not your turn, the match is over, or another move was stored first.",
             412: "If-Match is not the game's current version (`current_version` says it).",
             422: "An illegal or ambiguous move: `detail` says why, `legal_captures` lists "
-            "what the card may take.",
+            "what the card may take. Or an Idempotency-Key reused with another body.",
             **STORE_ERRORS,
         },
     )
@@ -233,6 +288,26 @@ class Moves(MethodView):
         game = load_game(store(), game_id)
         seat = seat_of(game, required=True)
         assert seat is not None
+        key = idempotency.idempotency_key()
+        fingerprint = idempotency.fingerprint(body)
+        record_key = ""
+        if key is not None:
+            record_key = record_key_for(game_id, idempotency.record_name(f"seat{seat}", key))
+            earlier = store().record(record_key)
+            if earlier is not None:
+                return idempotency.replay(earlier, fingerprint)
+
+        def answer(after: Game, move: Move, events: list[Event]) -> dict[str, Any]:
+            return {
+                "move": {k: v for k, v in events[0].items() if k != "type"},
+                "events": [event_view(e, seat) for e in events[1:]],
+                "state": view_of(after, seat),
+            }
+
+        def record(after: Game, move: Move, events: list[Event]) -> tuple[str, str]:
+            kept = idempotency.stored(fingerprint, 200, answer(after, move, events), after.version)
+            return record_key, kept
+
         capture = body.get("capture")
         try:
             game, move, events = play_move(
@@ -243,6 +318,7 @@ class Moves(MethodView):
                 parse_cards(capture) if capture is not None else None,
                 if_match_version(),
                 bot_settings(),
+                record if key is not None else None,
             )
         except StaleVersionError as stale:
             raise Problem(
@@ -252,12 +328,13 @@ class Moves(MethodView):
                 current_version=stale.current,
                 headers=etag(stale.current),
             ) from None
-        result = {
-            "move": {k: v for k, v in events[0].items() if k != "type"},
-            "events": [event_view(e, seat) for e in events[1:]],
-            "state": view_of(game, seat),
-        }
-        return result, 200, etag(game.version)
+        except (VersionConflictError, NotYourTurnError, MatchOverError):
+            # A retry racing its own first attempt: answer as the first attempt did.
+            earlier = store().record(record_key) if key is not None else None
+            if earlier is None:
+                raise
+            return idempotency.replay(earlier, fingerprint)
+        return answer(game, move, events), 200, etag(game.version)
 
 
 @blp.route("/<string:game_id>/hands")

@@ -75,6 +75,10 @@ PROBLEM_TYPES: dict[str, tuple[str, str]] = {
         "Ambiguous move",
         "The card can capture in several ways; say which in `capture`.",
     ),
+    "/problems/idempotency-key-reused": (
+        "Idempotency key reused",
+        "The Idempotency-Key came with a different request before; use a new key.",
+    ),
     "/problems/invalid-setup": ("Invalid setup", "The match or position asked for cannot exist."),
     "/problems/hand-in-progress": (
         "Hand in progress",

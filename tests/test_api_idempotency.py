@@ -1,0 +1,150 @@
+"""Idempotency-Key: retries are safe. The same key and body get the first answer again;
+the same key with another body is refused; without the header nothing changes."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.helpers import Table
+
+
+def key() -> dict[str, str]:
+    return {"Idempotency-Key": str(uuid.uuid4())}
+
+
+class TestMoves:
+    def test_a_retried_move_is_played_once_and_answered_the_same(self, table: Table) -> None:
+        table.create(seed=3)
+        turn = table.view()["turn"]
+        move = table.legal_moves(turn)[0]
+        headers = key()
+        first = table.move(turn, move["card"], move["capture"], headers=headers)
+        assert first.status_code == 200
+        again = table.move(turn, move["card"], move["capture"], headers=headers)
+        assert again.status_code == 200
+        assert again.get_json() == first.get_json()
+        assert again.headers["Idempotent-Replayed"] == "true"
+        assert again.headers["ETag"] == first.headers["ETag"] == '"2"'
+        assert "Idempotent-Replayed" not in first.headers
+        assert table.view()["version"] == 2
+        log = table.client.get(table.url("/events")).get_json()["events"]
+        assert [e["type"] for e in log].count("move") == 1
+
+    def test_the_same_key_with_another_body_is_refused(self, table: Table) -> None:
+        table.create(seed=3)
+        turn = table.view()["turn"]
+        first, second = table.legal_moves(turn)[:2]
+        headers = key()
+        assert table.move(turn, first["card"], first["capture"], headers=headers).status_code == 200
+        reused = table.move(turn, second["card"], second["capture"], headers=headers)
+        assert reused.status_code == 422
+        assert reused.get_json()["type"] == "/problems/idempotency-key-reused"
+
+    def test_keys_belong_to_their_seat(self, table: Table) -> None:
+        """Another seat's request with the same key is its own request."""
+        table.create(seed=3, first_dealer=1)
+        headers = {"Idempotency-Key": "shared-key"}
+        move = table.legal_moves(0)[0]
+        assert table.move(0, move["card"], move["capture"], headers=headers).status_code == 200
+        move = table.legal_moves(1)[0]
+        second = table.move(1, move["card"], move["capture"], headers=headers)
+        assert second.status_code == 200
+        assert "Idempotent-Replayed" not in second.headers
+
+    def test_a_retry_racing_its_first_attempt_gets_the_same_answer(
+        self, app: Flask, table: Table
+    ) -> None:
+        table.create(seed=12)
+        turn = table.view()["turn"]
+        move = table.legal_moves(turn)[0]
+        headers = {**table.auth(turn), **key()}
+        barrier = threading.Barrier(4)
+        answers: list[tuple[int, dict[str, object]]] = []
+
+        def send() -> None:
+            client = app.test_client()
+            barrier.wait()
+            response = client.post(
+                table.url("/moves"),
+                json={"card": move["card"], "capture": move["capture"]},
+                headers=headers,
+            )
+            answers.append((response.status_code, response.get_json()))
+
+        threads = [threading.Thread(target=send) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [status for status, _ in answers] == [200] * 4
+        assert all(body == answers[0][1] for _, body in answers)
+        assert table.view()["version"] == 2
+
+    def test_a_malformed_key_is_refused(self, table: Table) -> None:
+        table.create(seed=3)
+        turn = table.view()["turn"]
+        move = table.legal_moves(turn)[0]
+        for bad in ("", "x" * 256, "spaces are not allowed"):
+            response = table.move(
+                turn, move["card"], move["capture"], headers={"Idempotency-Key": bad}
+            )
+            assert response.status_code == 422, bad
+        assert table.view()["version"] == 1
+
+
+class TestCreation:
+    def test_a_retried_creation_makes_one_game_with_the_same_tokens(
+        self, client: FlaskClient, redis_url: str
+    ) -> None:
+        headers = key()
+        body = {"seats": [{"name": "Ana"}, {"name": "Bruno"}], "seed": 4}
+        first = client.post("/v1/games", json=body, headers=headers)
+        assert first.status_code == 201
+        again = client.post("/v1/games", json=body, headers=headers)
+        assert again.status_code == 201
+        assert again.get_json() == first.get_json()
+        assert again.headers["Location"] == first.headers["Location"]
+        assert again.headers["Idempotent-Replayed"] == "true"
+        # The tokens work, and Redis holds only their hashes.
+        token = first.get_json()["seats"][0]["token"]
+        game_id = first.get_json()["id"]
+        seen = client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
+        assert seen.status_code == 200 and seen.get_json()["you"] == 0
+        with redis.Redis.from_url(redis_url) as r:
+            dump = b"".join(r.dump(k) or b"" for k in r.keys("*"))
+        for seat in first.get_json()["seats"]:
+            assert seat["token"].encode() not in dump
+
+    def test_a_replay_answers_as_at_creation_even_after_moves(self, client: FlaskClient) -> None:
+        headers = key()
+        first = client.post("/v1/games", json={"seed": 9}, headers=headers).get_json()
+        seat = first["state"]["turn"]
+        auth = {"Authorization": f"Bearer {first['seats'][seat]['token']}"}
+        legal = client.get(f"/v1/games/{first['id']}/legal-moves", headers=auth).get_json()
+        move = legal["moves"][0]
+        played = client.post(
+            f"/v1/games/{first['id']}/moves",
+            json={"card": move["card"], "capture": move["capture"]},
+            headers=auth,
+        )
+        assert played.status_code == 200
+        again = client.post("/v1/games", json={"seed": 9}, headers=headers)
+        assert again.get_json() == first and again.headers["ETag"] == '"1"'
+
+    def test_the_same_key_with_another_body_is_refused(self, client: FlaskClient) -> None:
+        headers = key()
+        assert client.post("/v1/games", json={"seed": 1}, headers=headers).status_code == 201
+        reused = client.post("/v1/games", json={"seed": 2}, headers=headers)
+        assert reused.status_code == 422
+        assert reused.get_json()["type"] == "/problems/idempotency-key-reused"
+
+    def test_different_keys_make_different_games(self, client: FlaskClient) -> None:
+        one = client.post("/v1/games", json={}, headers=key()).get_json()
+        two = client.post("/v1/games", json={}, headers=key()).get_json()
+        assert one["id"] != two["id"]
+        assert one["seats"][0]["token"] != two["seats"][0]["token"]
