@@ -9,6 +9,7 @@ replicas can serve any request.  Tunables come from the environment:
 """
 
 import os
+import tempfile
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -30,3 +31,50 @@ preload_app = False
 # ($XDG_RUNTIME_DIR or ~/.gunicorn/gunicorn.ctl), which several instances on one machine
 # would share.  Nothing here uses it.  (Older gunicorns ignore this unknown setting.)
 control_socket_disable = True
+
+# Access log: one JSON object per request, with the X-Request-ID the app answered with.
+# (No query string and no user agent: nothing a client sends is copied into the log.)
+access_log_format = (
+    '{"time": "%(t)s", "remote": "%(h)s", "method": "%(m)s", "path": "%(U)s", '
+    '"status": %(s)s, "bytes": "%(B)s", "duration_ms": %(M)s, '
+    '"request_id": "%({x-request-id}o)s"}'
+)
+
+# Gunicorn's own log lines as JSON too, in the app's format.
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {"()": "service.api.observability.JsonFormatter"},
+        "plain": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "stream": "ext://sys.stdout",
+        },
+        "error": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stderr",
+        },
+    },
+    "root": {"level": "INFO", "handlers": ["error"]},
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": ["error"], "propagate": False},
+        "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+    },
+}
+
+
+# Prometheus metrics from every worker, added up at /metrics (see service/api/observability.py).
+# A fresh directory per start, unless the environment names one.
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="scopa-metrics-")
+
+
+def child_exit(server, worker):  # noqa: ARG001 - gunicorn's hook signature
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

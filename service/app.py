@@ -8,7 +8,7 @@ import redis
 from flask import Flask, request
 
 from . import config as settings
-from .api import analysis, games, health, variants
+from .api import analysis, games, health, observability, ratelimit, variants
 from .api.problems import Problem, ProblemApi
 from .store import GameStore
 
@@ -66,6 +66,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["scopa_store"] = GameStore(client, app.config["GAME_TTL_SECONDS"])
 
+    observability.install(app)
+    ratelimit.install(app)
     api = ProblemApi(app)
     for blueprint in (games.blp, variants.blp, analysis.blp, health.blp):
         api.register_blueprint(blueprint)

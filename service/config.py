@@ -20,6 +20,10 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "REDIS_TIMEOUT_SECONDS": float(env.get("REDIS_TIMEOUT_SECONDS", 2.0)),
         # Computer players stop moving after this long in one request (see games.py).
         "BOT_TIME_LIMIT_SECONDS": float(env.get("BOT_TIME_LIMIT_SECONDS", 20.0)),
+        # Requests allowed per minute (0: no limit); see service/api/ratelimit.py.
+        "RATE_LIMIT_PER_ADDRESS": int(env.get("RATE_LIMIT_PER_ADDRESS", 1200)),
+        "RATE_LIMIT_PER_TOKEN": int(env.get("RATE_LIMIT_PER_TOKEN", 300)),
+        "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
         # The expert computer player's search budget per move.
         "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),
     }

@@ -62,7 +62,8 @@ def make_app() -> Iterator[Callable[..., Flask]]:
     apps: list[Flask] = []
 
     def make(**config: Any) -> Flask:
-        app = create_app({"TESTING": True, **config})
+        limits_off = {"RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0}
+        app = create_app({"TESTING": True, **limits_off, **config})
         apps.append(app)
         return app
 

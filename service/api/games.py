@@ -34,7 +34,7 @@ from ..games import (
     replay_creation,
 )
 from ..store import GameNotFoundError, GameStore, VersionConflictError, record_key_for
-from . import idempotency
+from . import idempotency, observability
 from .blueprint import Blueprint
 from .problems import STORE_ERRORS, Problem, documents
 from .schemas import (
@@ -196,6 +196,8 @@ class Games(MethodView):
         except VersionConflictError:
             assert key is not None  # fresh ids do not collide
             return _creation_replay(key, fingerprint)  # a retry raced its first attempt
+        observability.MATCHES_STARTED.labels(game.match.variant.name).inc()
+        observability.count_events(events, game.match.variant.name, game.bots)
         return _created(game, tokens, events), 201, _created_headers(game.id, game.version)
 
 
@@ -334,6 +336,7 @@ class Moves(MethodView):
             if earlier is None:
                 raise
             return idempotency.replay(earlier, fingerprint)
+        observability.count_events(events, game.match.variant.name, game.bots)
         return answer(game, move, events), 200, etag(game.version)
 
 
@@ -415,5 +418,6 @@ class Bots(MethodView):
                 "The seat to play is a person's, or the match is over: no computer player "
                 "is to move.",
             ) from None
+        observability.count_events(events, game.match.variant.name, game.bots)
         result = {"events": [event_view(e, None) for e in events], "state": view_of(game, None)}
         return result, 200, etag(game.version)

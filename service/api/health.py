@@ -29,7 +29,7 @@ class Health(MethodView):
 @blp.route("/readyz")
 class Ready(MethodView):
     @blp.response(200, StatusSchema)
-    @documents(blp, {503: "The game store is unreachable."})
+    @documents(blp, {503: "The game store is unreachable."}, limited=False)
     def get(self) -> Any:
         """The service can reach its game store"""
         current_app.extensions["scopa_store"].ping()

@@ -30,6 +30,7 @@ from ..engine import (
     ScopaError,
 )
 from ..store import GameNotFoundError, VersionConflictError
+from .observability import REDIS_ERRORS
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
@@ -85,6 +86,10 @@ PROBLEM_TYPES: dict[str, tuple[str, str]] = {
         "That hand is still being played: no score yet.",
     ),
     "/problems/hand-not-found": ("Hand not found", "The match has no hand with this number."),
+    "/problems/rate-limited": (
+        "Too many requests",
+        "Over the request rate allowed per address or token; retry after `Retry-After`.",
+    ),
     "/problems/storage-unavailable": (
         "Storage unavailable",
         "The game store cannot be reached; retry after `Retry-After`.",
@@ -241,6 +246,7 @@ def register_problem_handlers(app: Flask) -> None:
     @app.errorhandler(redis.exceptions.TimeoutError)
     def _storage_down(error: Exception) -> Response:
         log.warning("game store unreachable: %s", type(error).__name__)
+        REDIS_ERRORS.inc()
         return Problem(
             503,
             "/problems/storage-unavailable",
@@ -282,13 +288,21 @@ class ProblemApi(Api):
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def documents(blp: Blueprint, errors: Mapping[int, str]) -> Callable[[F], F]:
-    """Document the problem responses of an operation: ``{status: when it happens}``."""
+RATE_LIMITED = {
+    429: "Too many requests from this address or token: retry after `Retry-After` seconds."
+}
+
+
+def documents(
+    blp: Blueprint, errors: Mapping[int, str], *, limited: bool = True
+) -> Callable[[F], F]:
+    """Document the problem responses of an operation: ``{status: when it happens}``, and
+    the rate limit's 429 unless the operation is never limited."""
 
     def decorate(func: F) -> F:
-        for status, description in errors.items():
+        for status, description in {**errors, **(RATE_LIMITED if limited else {})}.items():
             headers = {}
-            if status == 503:
+            if status in (429, 503):
                 headers = {
                     "Retry-After": {
                         "description": "Seconds to wait before retrying.",

@@ -12,6 +12,7 @@ from ..engine import VARIANTS, Variant
 from ..engine.match import MAX_TARGET, MIN_TARGET
 from ..engine.rules import OPTIONS
 from .blueprint import Blueprint
+from .problems import documents
 
 blp = Blueprint("variants", __name__, url_prefix="/v1", description="The games the service plays.")
 
@@ -75,6 +76,7 @@ def describe(variant: Variant) -> dict[str, Any]:
 @blp.route("/variants")
 class Variants(MethodView):
     @blp.response(200, VariantListSchema)
+    @documents(blp, {})
     def get(self) -> Any:
         """List the variants
 

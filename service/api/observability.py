@@ -1,0 +1,134 @@
+"""Request ids, structured logs and Prometheus metrics.
+
+Every response carries ``X-Request-ID`` (the client's, if it sent a sane one, else a new
+one); every log line the app writes is one JSON object with that id. Logs never name a
+card: they hold routes, statuses and timings, never bodies.
+
+Metrics are served at ``/metrics`` in Prometheus' text format. Under gunicorn each worker
+is its own process: with ``PROMETHEUS_MULTIPROC_DIR`` set (deploy/gunicorn.conf.py sets
+it) the workers' figures are added up.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import secrets
+import sys
+import time
+from typing import Any
+
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+from prometheus_client import REGISTRY as DEFAULT_REGISTRY
+
+REQUEST_ID = "X-Request-ID"
+_SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+REQUESTS = Counter(
+    "scopa_http_requests_total", "HTTP requests answered.", ["method", "route", "status"]
+)
+LATENCY = Histogram(
+    "scopa_http_request_duration_seconds",
+    "Time to answer an HTTP request.",
+    ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
+)
+MOVES = Counter("scopa_moves_total", "Moves played, by people and computer players.", ["by"])
+MATCHES_STARTED = Counter("scopa_matches_started_total", "Matches created.", ["variant"])
+MATCHES_FINISHED = Counter(
+    "scopa_matches_finished_total", "Matches played to the end.", ["variant"]
+)
+REDIS_ERRORS = Counter("scopa_redis_errors_total", "Requests that failed to reach Redis.")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, request id, and any
+    ``extra`` fields given to the log call."""
+
+    RESERVED = set(vars(logging.makeLogRecord({})))
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in vars(record).items():
+            if key not in self.RESERVED and not key.startswith("_"):
+                line[key] = value
+        if record.exc_info:
+            line["error"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str)
+
+
+class RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            try:
+                record.request_id = g.get("request_id")
+            except RuntimeError:  # outside a request
+                record.request_id = None
+        return True
+
+
+def configure_logging() -> None:
+    """JSON lines on stderr for the service's own loggers (idempotent)."""
+    logger = logging.getLogger("service")
+    if any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    handler.addFilter(RequestIdFilter())
+    logger.addHandler(handler)
+    logger.setLevel(os.environ.get("LOG_LEVEL", "INFO").upper())
+    logger.propagate = False
+
+
+def count_events(events: list[dict[str, Any]], variant: str, bots: list[str | None]) -> None:
+    """Count the moves and finished matches among ``events`` just stored."""
+    for event in events:
+        if event["type"] == "move":
+            MOVES.labels("bot" if bots[event["seat"]] else "person").inc()
+        elif event["type"] == "match_over":
+            MATCHES_FINISHED.labels(variant).inc()
+
+
+def install(app: Flask) -> None:
+    """Request ids, request metrics and /metrics on ``app``."""
+    configure_logging()
+
+    @app.before_request
+    def _start() -> None:
+        sent = request.headers.get(REQUEST_ID, "")
+        g.request_id = sent if _SANE_ID.fullmatch(sent) else secrets.token_hex(8)
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        response.headers[REQUEST_ID] = g.get("request_id") or secrets.token_hex(8)
+        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        REQUESTS.labels(request.method, route, str(response.status_code)).inc()
+        started = g.get("started")
+        if started is not None:
+            LATENCY.labels(request.method, route).observe(time.perf_counter() - started)
+        return response
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)
+        else:
+            registry = DEFAULT_REGISTRY
+        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)

@@ -1,0 +1,87 @@
+"""Operations: request ids, metrics, and rate limits per address and per token."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.api.observability import JsonFormatter
+from tests.helpers import Table
+
+
+class TestRequestIds:
+    def test_a_sane_request_id_is_echoed(self, client: FlaskClient) -> None:
+        response = client.get("/healthz", headers={"X-Request-ID": "abc-123"})
+        assert response.headers["X-Request-ID"] == "abc-123"
+
+    @pytest.mark.parametrize("sent", ["", "x" * 200, "bad id", "a/b"])
+    def test_otherwise_one_is_made(self, client: FlaskClient, sent: str) -> None:
+        response = client.get("/healthz", headers={"X-Request-ID": sent})
+        made = response.headers["X-Request-ID"]
+        assert made != sent and len(made) == 16
+
+    def test_errors_carry_one_too(self, client: FlaskClient) -> None:
+        response = client.get("/v1/games/nope")
+        assert response.status_code == 404 and response.headers["X-Request-ID"]
+
+
+def test_log_lines_are_json_with_the_request_id() -> None:
+    record = logging.makeLogRecord(
+        {"name": "service.x", "levelname": "WARNING", "msg": "store %s", "args": ("down",)}
+    )
+    record.request_id = "r1"
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "store down" and line["request_id"] == "r1"
+    assert line["level"] == "warning" and line["logger"] == "service.x"
+
+
+def test_metrics_count_requests_moves_and_matches(client: FlaskClient) -> None:
+    def value(text: str, prefix: str) -> float:
+        lines = [line for line in text.splitlines() if line.startswith(prefix)]
+        return sum(float(line.rsplit(" ", 1)[1]) for line in lines)
+
+    before = client.get("/metrics").get_data(as_text=True)
+    body = {"seed": 1, "seats": [{"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"}]}
+    assert client.post("/v1/games", json=body).status_code == 201
+    after = client.get("/metrics")
+    assert after.mimetype == "text/plain"
+    text = after.get_data(as_text=True)
+    started = 'scopa_matches_started_total{variant="scopa"}'
+    assert value(text, started) == value(before, started) + 1
+    finished = 'scopa_matches_finished_total{variant="scopa"}'
+    assert value(text, finished) == value(before, finished) + 1
+    bots = 'scopa_moves_total{by="bot"}'
+    assert value(text, bots) >= value(before, bots) + 36
+    created = 'scopa_http_requests_total{method="POST",route="/v1/games",status="201"}'
+    assert value(text, created) == value(before, created) + 1
+
+
+class TestRateLimits:
+    def test_per_address(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        client = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_ADDRESS=3).test_client()
+        statuses = [client.post("/v1/legal-moves", json={"hand": ["1D"]}).status_code]
+        statuses += [client.get("/v1/variants").status_code for _ in range(3)]
+        assert statuses == [200, 200, 200, 429]
+        limited = client.get("/v1/variants")
+        assert limited.mimetype == "application/problem+json"
+        assert limited.get_json()["type"] == "/problems/rate-limited"
+        assert 1 <= int(limited.headers["Retry-After"]) <= 60
+        # Probes are never limited.
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/readyz").status_code == 200
+
+    def test_per_token(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        app = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_TOKEN=2)
+        table = Table(app.test_client())
+        table.create(seed=1)
+        assert table.client.get(table.url(), headers=table.auth(0)).status_code == 200
+        assert table.client.get(table.url(), headers=table.auth(0)).status_code == 200
+        assert table.client.get(table.url(), headers=table.auth(0)).status_code == 429
+        # Another seat's token has its own allowance; no token, no token limit.
+        assert table.client.get(table.url(), headers=table.auth(1)).status_code == 200
+        assert table.client.get(table.url()).status_code == 200
