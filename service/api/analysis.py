@@ -16,6 +16,7 @@ from ..engine import (
     move_view,
     parse_cards,
     score_hand,
+    team_of_seats,
 )
 from .blueprint import Blueprint
 from .problems import documents
@@ -36,6 +37,13 @@ def _variant_field() -> fields.String:
         validate=validate.OneOf(sorted(VARIANTS)),
         metadata={"description": "The game whose rules apply."},
     )
+
+
+def _rules_fit(data: dict[str, Any]) -> None:
+    """Raise a ValidationError on ``rules`` when an option does not apply to the variant."""
+    problem = get_variant(data["variant"]).check_rules(Rules.from_dict(data["rules"]))
+    if problem:
+        raise ma.ValidationError(problem + ".", field_name="rules")
 
 
 def _no_repeats(groups: dict[str, list[list[str]]]) -> None:
@@ -67,6 +75,7 @@ class PositionSchema(StrictSchema):
     @ma.validates_schema
     def _distinct(self, data: dict[str, Any], **kwargs: Any) -> None:
         _no_repeats({"hand": [data["hand"]], "table": [data["table"]]})
+        _rules_fit(data)
 
 
 class MovesSchema(ma.Schema):
@@ -92,6 +101,15 @@ class PilesSchema(StrictSchema):
     @ma.validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
         _no_repeats({"piles": data["piles"]})
+        _rules_fit(data)
+        variant = get_variant(data["variant"])
+        sides = sorted({max(team_of_seats(n)) + 1 for n in variant.player_counts})
+        if len(data["piles"]) not in sides:
+            raise ma.ValidationError(
+                f"{variant.title} is played by {' or '.join(map(str, sides))} sides, "
+                f"not {len(data['piles'])}: give one pile per side.",
+                field_name="piles",
+            )
         scopas = data.get("scopas")
         if scopas is not None and len(scopas) != len(data["piles"]):
             raise ma.ValidationError(
