@@ -17,10 +17,10 @@ STAMP = $(VENV)/.installed
 APP = service.app:create_app()
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install run test lint openapi clean clean-data
+.PHONY: help venv install run test test-compiled fuzz lint bench compile openapi tournament clean clean-data
 
 help: ## Show this list of targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(VENV_PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(PYTHON) is Python %d.%d; this project needs 3.11+ (make PYTHON=/path/to/python3.11)" % sys.version_info[:2])'
@@ -47,6 +47,18 @@ run: $(STAMP) ## Serve the API with gunicorn on port PORT (default 8000) next to
 test: $(STAMP) ## Run the test suite (it starts its own private Redis)
 	$(VENV_PY) -m pytest
 
+# The mypyc build (`make compile`) lives in build/mypyc, off the import path: `make test`
+# always runs the .py sources; this target runs the same suite against the build.
+test-compiled: $(STAMP) ## Run the test suite against the mypyc build of `make compile`
+	$(VENV_PY) -m tests.bench.compiled check
+	SCOPA_ENGINE=compiled PYTHONPATH=build/mypyc $(VENV)/bin/pytest --import-mode=append
+
+# `make test` fuzzes every operation with a few examples; this runs the same fuzz tests
+# (tests/test_fuzz.py, schemathesis on the running service) with many more.
+FUZZ_EXAMPLES ?= 500
+fuzz: $(STAMP) ## Fuzz the running service against openapi/openapi.json, FUZZ_EXAMPLES=500 per operation
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV_PY) -m pytest tests/test_fuzz.py
+
 lint: $(STAMP) ## Run ruff and mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
@@ -55,8 +67,27 @@ openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	@mkdir -p openapi
 	FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
 
+BENCH_ARGS ?=
+bench: $(STAMP) ## Hands per second: naive vs the engine (and its mypyc build, if made); BENCH_ARGS=--help
+	$(VENV_PY) -m tests.bench.engine $(BENCH_ARGS)
+
+compile: $(STAMP) ## Optional, needs a C compiler: build the engine's hot modules with mypyc into build/mypyc
+	$(VENV_PY) -m tests.bench.compiled build
+
+DEALS ?= 1000
+JOBS ?= 2
+BUDGET ?= 50
+SEED ?= 1
+tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2 BUDGET=50 ms SEED=1)
+	$(VENV_PY) -m tests.bench.tournament --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED)
+
+# The *.so: extension modules a compiler may have left beside the sources (`make compile`
+# builds in build/mypyc, but mypyc run by hand builds in place, where they would shadow
+# the .py files).
 clean: ## Remove .venv, caches and build artifacts (keeps .run, the dev Redis data)
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find service -name '*.so' -delete
+	rm -f *__mypyc*.so
 	find . -path ./.git -prune -o -type d -name __pycache__ -exec rm -rf {} +
 
 clean-data: ## Remove .run (the data of the Redis that `make run` uses)

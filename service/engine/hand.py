@@ -8,14 +8,20 @@ readable cards and moves, events, scoring and the match's rules.
 
 from __future__ import annotations
 
-from .masks import BIT, SIG_SLICE, VALUE, realize
+from typing import Final
+
+from .masks import BIT, SIG_SLICE, realize
 from .rules import ForcedCapture, Rules
 from .variants import Variant
 
+#: Looked up once: every Hand made (every copy a search makes) asks, and looking an
+#: enum member up is slow.
+_FORCED_ANY: Final = ForcedCapture.ANY
+
 #: Flags :meth:`Hand.push` returns.
-SCOPA = 1
-DEALT = 2
-HAND_OVER = 4
+SCOPA: Final = 1
+DEALT: Final = 2
+HAND_OVER: Final = 4
 
 
 def move_code(card_index: int, capture: int = 0) -> int:
@@ -82,8 +88,7 @@ class Hand:
         "last_capturer",
         "turn",
         "_forced_any",
-        "_recipes",
-        "_recipes_for",
+        "_rows",
         "_plain_scopa",
     )
 
@@ -115,13 +120,13 @@ class Hand:
         self.last_capturer = last_capturer
         #: The seat to play; None once the hand's last card is played.
         self.turn = turn
-        self._forced_any = rules.forced_capture is ForcedCapture.ANY
-        self._recipes = variant.recipe_cache
-        self._recipes_for = variant.recipes
+        self._forced_any = rules.forced_capture is _FORCED_ANY
+        self._rows = variant.recipe_rows
         # R5 as it stands (no variant rule to ask): checked inline on the hot path.
         self._plain_scopa = type(variant).is_scopa is Variant.is_scopa
 
     def copy(self) -> Hand:
+        """An independent copy, for a search to play on."""
         return Hand(
             self.variant,
             self.rules,
@@ -147,8 +152,8 @@ class Hand:
         card; a card that can capture must (R4.3); with forced_capture "any", laying a
         card is legal only when no card can capture.
 
-        The hot path of every search: the variant's capture recipes are looked up by the
-        table's signature (masks.py) and realized inline."""
+        The hot path of every search: the variant's capture recipes for every card are
+        looked up once by the table's signature (masks.py), and realized inline."""
         table = self.table
         sig = (
             SIG_SLICE[table & 0x3FF]
@@ -156,31 +161,32 @@ class Hand:
             + SIG_SLICE[table >> 20 & 0x3FF]
             + SIG_SLICE[table >> 30]
         )
-        recipes_for = self._recipes_for
-        cache = self._recipes
-        captures: list[int] = []
+        row = self._rows.get(sig)
+        if row is None:
+            row = self.variant.recipe_row(sig)
+        seat = self.turn
+        assert seat is not None
+        hand = self.hands[seat]
+        codes: list[int] = []
         lays: list[int] = []
-        assert self.turn is not None
-        hand = self.hands[self.turn]
         while hand:
             low = hand & -hand
             hand ^= low
             index = low.bit_length() - 1
-            value = VALUE[index]
-            recipes = cache.get(sig << 4 | value)
-            if recipes is None:
-                recipes = recipes_for(value, sig)
+            recipes = row[index]
             if not recipes:
                 lays.append(index)
                 continue
             for recipe in recipes:
-                if recipe.__class__ is int:
-                    captures.append((table & recipe) << 6 | index)
+                if isinstance(recipe, int):
+                    codes.append((table & recipe) << 6 | index)
                 else:
-                    captures.extend(c << 6 | index for c in realize((recipe,), table))
-        if captures and self._forced_any:
-            return captures
-        return captures + lays
+                    codes.extend(c << 6 | index for c in realize((recipe,), table))
+        if not codes:
+            return lays
+        if lays and not self._forced_any:
+            codes += lays
+        return codes
 
     def push(self, code: int) -> int:
         """Apply a coded move for the seat to play WITHOUT checking it is legal, deal the
@@ -192,8 +198,10 @@ class Hand:
         capture = code >> 6
         bit = BIT[index]
         hands = self.hands
-        hands[seat] ^= bit
-        last_card = not self.stock and not any(hands)
+        held = hands[seat] ^ bit
+        hands[seat] = held
+        # The last card of the hand leaves every hand and the stock empty.
+        last_card = not held and not self.stock and not any(hands)
         table = self.table
         flags = 0
         if capture:
@@ -211,17 +219,17 @@ class Hand:
             self.last_capturer = seat
         else:
             self.table = table | bit
-        if not last_card:
-            if not any(hands):
-                self.deal_round()
-                flags |= DEALT
-            seat += 1
-            self.turn = seat if seat < self.players else 0
-            return flags
-        if self.last_capturer is not None:
-            self.piles[self.last_capturer] |= self.table
-        self.turn = None
-        return flags | HAND_OVER
+        if last_card:
+            if self.last_capturer is not None:
+                self.piles[self.last_capturer] |= self.table
+            self.turn = None
+            return flags | HAND_OVER
+        if not held and not any(hands):
+            self.deal_round()
+            flags |= DEALT
+        seat += 1
+        self.turn = seat if seat < self.players else 0
+        return flags
 
     def deal_round(self) -> None:
         """R3: every hand is empty: ``hand_size`` more cards to each seat from the stock,

@@ -10,26 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from itertools import combinations
+from typing import Final
 
 from .cards import DECK, PRIMIERA_POINTS, SUITS, Card
 
-FULL = (1 << 40) - 1
+FULL: Final = (1 << 40) - 1
 #: The value (1-10) of each card index.
-VALUE = tuple(card.value for card in DECK)
+VALUE: Final = tuple(card.value for card in DECK)
 #: The bit of each card index.
-BIT = tuple(1 << i for i in range(40))
+BIT: Final = tuple(1 << i for i in range(40))
 #: The cards of each value (index 1-10; index 0 unused).
-VALUE_MASK = tuple(sum(BIT[i] for i in range(40) if VALUE[i] == v) if v else 0 for v in range(11))
+VALUE_MASK: Final = tuple(
+    sum(BIT[i] for i in range(40) if VALUE[i] == v) if v else 0 for v in range(11)
+)
 #: The ten cards of each suit, in SUITS order.
-SUIT_MASKS = tuple(sum(BIT[i] for i in range(40) if DECK[i].suit == s) for s in SUITS)
-COINS = SUIT_MASKS[0]
-SETTEBELLO = BIT[Card.parse("7D").index]
-RE_BELLO = BIT[Card.parse("10D").index]
-KINGS = VALUE_MASK[10]
-ACES = VALUE_MASK[1]
+SUIT_MASKS: Final = tuple(sum(BIT[i] for i in range(40) if DECK[i].suit == s) for s in SUITS)
+COINS: Final = SUIT_MASKS[0]
+SETTEBELLO: Final = BIT[Card.parse("7D").index]
+RE_BELLO: Final = BIT[Card.parse("10D").index]
+KINGS: Final = VALUE_MASK[10]
+ACES: Final = VALUE_MASK[1]
 
 #: Best primiera points among the cards of one suit, by that suit's 10-bit slice.
-_PRIMIERA_BEST = tuple(
+_PRIMIERA_BEST: Final = tuple(
     max((PRIMIERA_POINTS[v + 1] for v in range(10) if slice_ >> v & 1), default=0)
     for slice_ in range(1 << 10)
 )
@@ -64,13 +67,13 @@ def value_sum(mask: int) -> int:
 
 def primiera(mask: int) -> int | None:
     """R7 primiera of a pile: best card of each suit summed; None if a suit is missing."""
-    total = 0
-    for suit in range(4):
-        best = _PRIMIERA_BEST[(mask >> (10 * suit)) & 0x3FF]
-        if not best:
-            return None
-        total += best
-    return total
+    coins = _PRIMIERA_BEST[mask & 0x3FF]
+    cups = _PRIMIERA_BEST[mask >> 10 & 0x3FF]
+    swords = _PRIMIERA_BEST[mask >> 20 & 0x3FF]
+    clubs = _PRIMIERA_BEST[mask >> 30]
+    if coins and cups and swords and clubs:
+        return coins + cups + swords + clubs
+    return None
 
 
 # -- captures by the values on the table ------------------------------------------------------
@@ -79,9 +82,9 @@ def primiera(mask: int) -> int | None:
 # (its "signature"); which cards exactly is then a cheap mask operation. So captures are
 # cached by signature, which repeats far more than table masks do.
 
-_SIG_BITS = 3  # a count 0-4 per value
+_SIG_BITS: Final = 3  # a count 0-4 per value
 #: Signature of one suit's 10-bit slice: the count of value v sits at bits 3*(v-1).
-SIG_SLICE = tuple(
+SIG_SLICE: Final = tuple(
     sum(1 << (_SIG_BITS * v) for v in range(10) if slice_ >> v & 1) for slice_ in range(1 << 10)
 )
 
@@ -106,9 +109,26 @@ def count_in(sig: int, value: int) -> int:
 Recipe = int | tuple[tuple[int, int], ...]
 
 
+#: The part of a signature that counts the values 1 to v, by v.
+_UP_TO: Final = tuple((1 << (_SIG_BITS * v)) - 1 for v in range(11))
+#: value_sets() by (total, min_cards, the counts of the values up to total).
+_VALUE_SETS: dict[tuple[int, int, int], tuple[Recipe, ...]] = {}
+
+
 def value_sets(total: int, min_cards: int, sig: int) -> tuple[Recipe, ...]:
     """Recipes for every set of table cards whose values add up to ``total``, with at
-    least ``min_cards`` cards, given the table's signature."""
+    least ``min_cards`` cards, given the table's signature. Cached: only the counts of
+    the values up to ``total`` matter, and those repeat far more than signatures do."""
+    key = (total, min_cards, sig & _UP_TO[max(0, min(total, 10))])
+    found = _VALUE_SETS.get(key)
+    if found is None:
+        if len(_VALUE_SETS) >= 1 << 16:
+            _VALUE_SETS.clear()
+        found = _VALUE_SETS[key] = _value_sets(total, min_cards, key[2])
+    return found
+
+
+def _value_sets(total: int, min_cards: int, sig: int) -> tuple[Recipe, ...]:
     recipes: list[Recipe] = []
     parts: list[tuple[int, int]] = []  # (value, how many), values decreasing
 

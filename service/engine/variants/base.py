@@ -15,6 +15,9 @@ from ..cards import Card, sorted_cards
 from ..masks import KINGS, VALUE, Recipe, cards_of, mask_of, realize, signature
 from ..rules import COMMON_OPTIONS, Rules
 
+#: How many signatures' rows a variant keeps cached before it starts afresh.
+MAX_ROWS = 1 << 15
+
 #: Every variant class by name, filled as their modules are imported.
 REGISTRY: dict[str, type[Variant]] = {}
 
@@ -27,6 +30,10 @@ class DealPlan:
     hand_size: int
     table_size: int
     deals_again: bool
+
+
+#: R3, dealt by most variants (a constant: the plan is asked for at every deal).
+CLASSIC_DEAL = DealPlan(hand_size=3, table_size=4, deals_again=True)
 
 
 class Variant:
@@ -61,10 +68,11 @@ class Variant:
 
     def deal_plan(self, players: int) -> DealPlan:
         """R3: 3 cards to each seat, 4 to the table, 3 more each until the stock is gone."""
-        return DealPlan(hand_size=3, table_size=4, deals_again=True)
+        return CLASSIC_DEAL
 
     def __init__(self) -> None:
-        self.recipe_cache: dict[int, tuple[Recipe, ...]] = {}
+        #: :meth:`recipe_row` by table signature.
+        self.recipe_rows: dict[int, tuple[tuple[Recipe, ...], ...]] = {}
 
     def needs_redeal(self, table: int) -> bool:
         """R3: three or four kings face up on the table: the same dealer deals again."""
@@ -81,17 +89,25 @@ class Variant:
 
     def captures_by_value(self, value: int, table: int, sig: int) -> list[int]:
         """:meth:`capture_masks` for a card of ``value``, given the table's signature."""
-        recipes = self.recipe_cache.get(sig << 4 | value)
-        if recipes is None:
-            recipes = self.recipes(value, sig)
+        recipes = self.recipes(value, sig)
         return realize(recipes, table) if recipes else []
 
     def recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
-        """:meth:`capture_recipes`, cached in ``recipe_cache`` by signature and value."""
-        if len(self.recipe_cache) >= 1 << 18:
-            self.recipe_cache.clear()
-        found = self.recipe_cache[sig << 4 | value] = self.capture_recipes(value, sig)
-        return found
+        """:meth:`capture_recipes`, cached by signature (see :meth:`recipe_row`)."""
+        return self.recipe_row(sig)[value - 1]  # card value - 1 is the coin of that value
+
+    def recipe_row(self, sig: int) -> tuple[tuple[Recipe, ...], ...]:
+        """What each card may take from a table of signature ``sig``: the
+        :meth:`capture_recipes` of its value, by card index. Cached in ``recipe_rows``,
+        where :meth:`Hand.legal_codes` looks it up once a turn."""
+        row = self.recipe_rows.get(sig)
+        if row is None:
+            by_value = [self.capture_recipes(value, sig) for value in range(1, 11)]
+            row = tuple(by_value[value - 1] for value in VALUE)
+            if len(self.recipe_rows) >= MAX_ROWS:
+                self.recipe_rows.clear()
+            self.recipe_rows[sig] = row
+        return row
 
     def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
         """The capture rule, on values: what a card of ``value`` may take from a table of
