@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import redis
-from flask import Flask, request
+from flask import Flask, Response, request
 
 from . import config as settings
 from .api import analysis, games, health, observability, ratelimit, variants
@@ -24,6 +24,10 @@ Seat tokens go in `Authorization: Bearer <token>`. A seat's view shows its own h
 no response ever shows another seat's cards or the stock. Every error is an RFC 9457
 `application/problem+json` object whose `detail` says what to do.
 """
+
+
+#: The most of a request body that is read and dropped when it was refused unread.
+UNREAD_BODY_DRAIN_BYTES = 1 << 20
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -81,5 +85,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                     "/problems/unsupported-media-type",
                     f"Send the body as application/json, not {request.mimetype or 'no type'}.",
                 )
+
+    @app.after_request
+    def _drop_unread_body(response: Response) -> Response:
+        # A body refused before it was read (413, 415, ...) is read and dropped here, up
+        # to a bound, so that the connection can carry the client's next request: past
+        # 64 KiB of unread body gunicorn closes a keep-alive connection it has just
+        # answered "Connection: keep-alive" on, and the client's next request fails.
+        length = request.content_length
+        if length and length <= UNREAD_BODY_DRAIN_BYTES:
+            stream = request.environ.get("wsgi.input")
+            while stream is not None and length > 0:
+                chunk = stream.read(min(length, 65536))
+                if not chunk:
+                    break
+                length -= len(chunk)
+        return response
 
     return app

@@ -23,6 +23,7 @@ from flask.testing import FlaskClient
 from service.app import create_app
 from service.devredis import RedisServer
 from tests.helpers import Table
+from tests.live import LiveService
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,18 @@ def redis_server() -> Iterator[RedisServer | ExternalRedis]:
         return
     with RedisServer(persist=True) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def live_service(redis_server: RedisServer | ExternalRedis) -> Iterator[LiveService]:
+    """The service itself, as deployed: gunicorn with 2 workers (deploy/gunicorn.conf.py)
+    on a free port, on the session's Redis. For tests that need real processes and
+    sockets; each makes its own games (the ``redis_url`` fixture's flushes do not run
+    while they do)."""
+    with LiveService(redis_server.url) as service:
+        yield service
+        # Whatever its tests checked, it never failed: no 5xx, no error in its log.
+        assert not service.server_errors(), "\n".join(service.server_errors()[:20])
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """The Blueprint every resource uses: flask-smorest's, with a JSON body parser that
-refuses every unparseable body as bad JSON (400) instead of letting it become a 500."""
+refuses every unparseable body as bad JSON (400) instead of letting it become a 500, and
+that documents, on every operation taking a JSON body, the answers to a bad body: 400,
+413 and 415."""
 
 from __future__ import annotations
 
@@ -9,6 +11,15 @@ from typing import Any
 import flask
 import flask_smorest
 from webargs.flaskparser import FlaskParser
+
+from .problems import PROBLEM_JSON, ProblemSchema
+
+#: What every operation with a JSON body may answer before it reads the body's fields.
+BODY_ERRORS = {
+    400: "The body is not valid JSON.",
+    413: "The body is larger than the service accepts (64 KiB unless configured).",
+    415: "The body was sent with a content type other than `application/json`.",
+}
 
 
 class BodyParser(FlaskParser):
@@ -26,3 +37,18 @@ class BodyParser(FlaskParser):
 
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = BodyParser()
+
+    def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
+        parse = super().arguments(schema, location=location, **kwargs)
+        if location != "json":
+            return parse
+
+        def decorate(func: Any) -> Any:
+            func = parse(func)
+            for status, description in BODY_ERRORS.items():
+                func = self.alt_response(
+                    status, schema=ProblemSchema, description=description, content_type=PROBLEM_JSON
+                )(func)
+            return func
+
+        return decorate

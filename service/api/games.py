@@ -140,7 +140,7 @@ def etag(version: int) -> dict[str, str]:
 
 @blp.route("")
 class Games(MethodView):
-    @blp.arguments(CreateGameSchema)
+    @blp.arguments(CreateGameSchema, required=False)  # no body: every default
     @blp.response(
         201,
         GameCreatedSchema,

@@ -40,9 +40,19 @@ def Card(**kwargs: Any) -> fields.String:  # noqa: N802 - a field factory, used 
     )
 
 
+class StrictInteger(fields.Integer):
+    """An integer that must be a JSON number with no fractional part: 12 or 12.0 (what
+    JSON Schema, and so the spec, calls an integer), not 12.5, "12" or true."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 def Integer(**kwargs: Any) -> fields.Integer:  # noqa: N802
     """An integer that must be a JSON integer: no 2.5, no "12", no true."""
-    return fields.Integer(strict=True, **kwargs)
+    return StrictInteger(strict=True, **kwargs)
 
 
 class StrictBoolean(fields.Boolean):

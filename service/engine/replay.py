@@ -1,0 +1,197 @@
+"""Rebuild a match from its event log, and check that the log tells one consistent story.
+
+The stored log of a match (what :meth:`Match.new` and :meth:`Match.play` return, in
+order, hidden cards included: each ``deal`` event holds every seat's dealt cards under
+``"hands"``) determines the whole match but two things: the ``seed``, and the order of
+the cards still in the stock. :func:`replay` deals the same cards again (every deal,
+redeal and dealer's bonus), plays every move through :meth:`Match.play`, so each must
+be legal, and checks that the engine gives back exactly the logged events; a log that
+does not is refused with :class:`ReplayError`. :func:`comparable` is the part of
+:meth:`Match.to_dict` that the log determines, for comparing a replay with a stored
+match.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .cards import DECK, Card, parse_cards
+from .errors import ScopaError
+from .match import Event, Match, code_of, team_of_seats
+from .moves import Move
+from .rules import Rules
+from .variants import Variant, get_variant
+
+__all__ = ["ReplayError", "comparable", "replay"]
+
+
+class ReplayError(ValueError):
+    """The event log is not the log of any match: the message says where and why."""
+
+
+#: What the engine may raise when a malformed log makes it deal or play nonsense.
+_MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, ScopaError)
+
+
+def replay(events: Sequence[Event]) -> Match:
+    """The match whose full stored event log is ``events``, rebuilt by the engine.
+
+    Its ``seed`` is None (the log does not hold it), and the cards still in its stock,
+    in an order of the replay's choosing. Raises :class:`ReplayError` when a move is
+    illegal, or when the engine, dealing and playing as the log says, does not produce
+    exactly the logged events."""
+    if not events or events[0].get("type") != "match_started":
+        raise ReplayError("the log must start with a match_started event")
+    start = events[0]
+    try:
+        variant = get_variant(start["variant"])
+        names = [seat["name"] for seat in start["seats"]]
+        teams = [seat["team"] for seat in start["seats"]]
+        rules = Rules.from_dict(start["rules"])
+        match = _Replay(
+            variant=variant,
+            names=names,
+            target=start["target"],
+            rules=rules,
+            seed=None,
+            teams=teams,
+            dealer=start["dealer"],
+            seeded=start["seeded"],
+            scores=[0] * (max(teams) + 1),
+        )
+    except _MALFORMED as exc:
+        raise ReplayError(f"event 0: not a valid match_started event ({exc!r})") from None
+    if teams != team_of_seats(len(names)):
+        raise ReplayError(f"event 0: teams {teams} are not those of {len(names)} players")
+    match.decks = iter(_decks(events, variant, len(names)))
+    produced: list[Event] = [
+        {
+            "type": "match_started",
+            "variant": variant.name,
+            "seats": [
+                {"seat": s, "name": n, "team": t}
+                for s, (n, t) in enumerate(zip(names, teams, strict=True))
+            ],
+            "target": match.target,
+            "rules": rules.to_dict(),
+            "seeded": match.seeded,
+            "dealer": match.dealer,
+        }
+    ]
+    try:
+        match._start_hand(produced)
+    except ReplayError:
+        raise
+    except _MALFORMED as exc:
+        raise ReplayError(f"the first deal cannot be made again ({exc!r})") from None
+    _same(events, produced, 0)
+    while len(produced) < len(events):
+        index = len(produced)
+        event = events[index]
+        if event.get("type") != "move":
+            raise ReplayError(f"event {index}: the log has {event}, the replay expects a move")
+        try:
+            seat = event["seat"]
+            move = Move.of(Card.parse(event["card"]), parse_cards(event["capture"]))
+            legal = (
+                match.status == "playing"
+                and seat == match.turn
+                and len(move.capture) == len(event["capture"])
+                and code_of(move) in match.hand.legal_codes()
+            )
+        except _MALFORMED as exc:
+            raise ReplayError(f"event {index}: not a valid move event ({exc!r})") from None
+        if not legal:
+            raise ReplayError(f"event {index}: the move {event} is not legal here")
+        try:
+            produced += match.push(move)
+        except ReplayError:
+            raise
+        except _MALFORMED as exc:
+            raise ReplayError(
+                f"event {index}: what follows the move cannot be made ({exc!r})"
+            ) from None
+        _same(events, produced, index)
+    return Match.from_dict(match.to_dict())
+
+
+def comparable(state: dict[str, Any]) -> dict[str, Any]:
+    """The part of a :meth:`Match.to_dict` that the event log determines: all of it but
+    the seed, with the stock as a set (sorted card indices) rather than a sequence."""
+    data = json.loads(json.dumps(state))
+    data.pop("seed", None)
+    data["stock"] = sorted(data["stock"])
+    return data  # type: ignore[no-any-return]
+
+
+class _Replay(Match):
+    """A match whose shuffles are the decks the log dealt (see :func:`_decks`)."""
+
+    decks: Iterator[list[int]]
+
+    def _shuffled_deck(self, attempt: int) -> list[int]:
+        deck = next(self.decks, None)
+        if deck is None:
+            raise ReplayError("the log has fewer deals than the match makes")
+        return deck
+
+
+def _decks(events: Sequence[Event], variant: Variant, players: int) -> list[list[int]]:
+    """Every deck the match was dealt from (card indices, in dealing order): one per
+    redeal and one per hand, rebuilt from the log so that dealing it again gives the
+    logged hands and table, then the logged deals of the rest of the hand."""
+    plan = variant.deal_plan(players)
+    decks: list[list[int]] = []
+    hand_number = 0
+    for index, event in enumerate(events):
+        kind = event.get("type")
+        try:
+            if kind == "redeal":
+                table = _indices(event["table"])
+                others = [i for i in range(len(DECK)) if i not in set(table)]
+                dealt = plan.hand_size * players
+                decks.append(others[:dealt] + table + others[dealt:])
+            elif kind == "deal" and event["hand"] != hand_number:
+                hand_number = event["hand"]
+                dealer = event["dealer"]
+                deck: list[int] = []
+                for offset in range(1, players + 1):
+                    deck += _indices(event["hands"][str((dealer + offset) % players)])
+                deck += _indices(event["table"])
+                for later in events[index + 1 :]:
+                    if later.get("type") != "deal" or later["hand"] != hand_number:
+                        if later.get("type") in ("hand_over", "redeal"):
+                            break
+                        continue
+                    for offset in range(1, players + 1):
+                        deck += _indices(later["hands"][str((dealer + offset) % players)])
+                seen = set(deck)
+                if len(seen) != len(deck):
+                    raise ReplayError(f"event {index}: hand {hand_number} deals a card twice")
+                deck += [i for i in range(len(DECK)) if i not in seen]
+                decks.append(deck)
+        except ReplayError:
+            raise
+        except _MALFORMED as exc:
+            raise ReplayError(f"event {index}: not a valid {kind} event ({exc!r})") from None
+    return decks
+
+
+def _indices(codes: Sequence[str]) -> list[int]:
+    return sorted(Card.parse(code).index for code in codes)
+
+
+def _same(logged: Sequence[Event], produced: Sequence[Event], since: int) -> None:
+    """Raise ReplayError at the first event from ``since`` on where the replay differs
+    from the log (compared as JSON, as the log is stored), or runs past its end."""
+    for index in range(since, len(produced)):
+        if index >= len(logged):
+            raise ReplayError(f"event {index}: the log ends, the replay gives {produced[index]}")
+        if logged[index] == produced[index]:
+            continue
+        theirs = json.loads(json.dumps(logged[index]))
+        mine = json.loads(json.dumps(produced[index]))
+        if theirs != mine:
+            raise ReplayError(f"event {index}: the log has {theirs}, the replay gives {mine}")

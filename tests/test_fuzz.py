@@ -1,0 +1,467 @@
+"""Property-based tests of the whole API against its contract: schemathesis generates
+requests from the checked-in openapi/openapi.json (valid ones, and invalid ones: wrong
+types, missing and unknown fields, out-of-range values, bad headers) and sends them to
+the service as deployed (gunicorn, on the session's Redis).
+
+Every answer must be: no 5xx; a status the operation documents; the content type it
+documents for that status; a body and headers that match its schema; and no invalid
+request accepted. `make test` runs a bounded number of examples per operation;
+`make fuzz` (FUZZ_EXAMPLES) many more.
+
+Generated game ids and tokens alone would only ever reach the 404s and 401s, so each
+request may be aimed at a real game (a match in play, a finished one, one whose turn is
+a computer player's) with a seat's token, a legal move, the current or a stale If-Match:
+Hypothesis draws which, so the requests reach the deep code too.
+
+Checks left out, and why: `positive_data_acceptance`, because a request can match the
+schema and still be refused with a documented 422 for what JSON Schema cannot say (a card
+in both hand and table, an illegal move); `ignored_auth` and the checks on resources
+that other requests create or delete, because games have no delete and readable games
+need no token (a spectator's view).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.live import LiveService, Player, assert_conforms
+
+SPEC = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+
+#: Examples per operation and phase: small in `make test`, large in `make fuzz`.
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "12"))
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+    negative_data_rejection,
+]
+
+
+#: Loaded when the tests are collected, one test per operation; the service's URL is
+#: given to each call. (Not `schemathesis.pytest.from_fixture`: its lazy loading does not
+#: work on pytest 9.2.)
+schema = schemathesis.openapi.from_path(
+    SPEC,
+    config=schemathesis.Config.from_dict(
+        {
+            "request-timeout": 30,
+            "generation": {"mode": "all", "max-examples": EXAMPLES},
+            "phases": {
+                "examples": {"enabled": True},
+                "coverage": {"enabled": True},
+                "fuzzing": {"enabled": True},
+                "stateful": {"enabled": False},
+            },
+        }
+    ),
+)
+
+
+class Games:
+    """Real games for the generated requests to aim at, made on demand."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.http = requests.Session()
+        self._playing: Player | None = None
+        self._finished: Player | None = None
+        self._bots: Player | None = None
+
+    def new(self, **body: Any) -> Player:
+        player = Player(self.base_url, self.http)
+        player.create(**body)
+        return player
+
+    def playing(self) -> Player:
+        """A two-player match in play (a new one once the last one has finished)."""
+        if self._playing is None or self._playing.view()["status"] != "playing":
+            self._playing = self.new(target=1)
+        return self._playing
+
+    def finished(self) -> Player:
+        if self._finished is None:
+            self._finished = self.new(
+                target=1, seats=[{"name": "A", "bot": "random"}, {"name": "B", "bot": "random"}]
+            )
+            while self._finished.view()["status"] == "playing":
+                self.http.post(self._finished.url("/bots"), timeout=30)
+        return self._finished
+
+    def bots(self) -> Player:
+        """A match whose turn is a computer player's: two experts to 100 points, which
+        do not finish within one request's time limit."""
+        if self._bots is None or self._bots.view()["status"] != "playing":
+            self._bots = self.new(
+                target=100,
+                seats=[{"name": "A", "bot": "expert"}, {"name": "B", "bot": "expert"}],
+            )
+        return self._bots
+
+
+@pytest.fixture(scope="module")
+def games(live_service: LiveService) -> Games:
+    return Games(live_service.url)
+
+
+def aim(case: Any, data: st.DataObject, games: Games) -> None:
+    """Maybe point the generated request at a real game, as one of its seats.
+
+    Every choice is drawn up front, the same draws whatever the games' state, so that
+    Hypothesis can replay and shrink a failing example."""
+    path = case.operation.path
+    if "{game_id}" not in path:
+        return
+    pick = data.draw(
+        st.fixed_dictionaries(
+            {
+                "game": st.sampled_from(["playing", "playing", "finished", "bots", "generated"]),
+                "hand": st.one_of(st.none(), st.integers(1, 3)),
+                "auth": st.sampled_from(
+                    ["turn", "turn", "other", "none", "malformed", "foreign", "generated"]
+                ),
+                "seat": st.integers(0, 5),
+                "malformed": st.sampled_from(
+                    ["Bearer", "Bearer ", "Basic abc", "bearer\tx", "Token x", "x"]
+                ),
+                "body": st.sampled_from(["legal", "legal-no-capture", "own-card", "generated"]),
+                "move": st.integers(0, 99),
+                "card": st.integers(0, 9),
+                "capture": st.lists(st.integers(0, 35), max_size=3),
+                "if_match": st.sampled_from(["generated", "current", "stale", "weak"]),
+            }
+        )
+    )
+    if pick["game"] == "generated":
+        return
+    game = {"playing": games.playing, "finished": games.finished, "bots": games.bots}[
+        pick["game"]
+    ]()
+    case.path_parameters["game_id"] = game.game_id
+    if path.endswith("/hands/{number}") and pick["hand"] is not None:
+        case.path_parameters["number"] = pick["hand"]
+    seats = [i for i, token in enumerate(game.tokens) if token]
+    if not seats:
+        return
+    view = game.view()
+    turn = view["turn"]
+    headers = dict(case.headers or {})
+    who = pick["auth"]
+    if who == "turn" and turn in seats:
+        headers["Authorization"] = f"Bearer {game.tokens[turn]}"
+    elif who == "other":
+        headers["Authorization"] = f"Bearer {game.tokens[seats[pick['seat'] % len(seats)]]}"
+    elif who == "none":
+        headers.pop("Authorization", None)
+    elif who == "malformed":
+        headers["Authorization"] = pick["malformed"]
+    elif who == "foreign":
+        headers["Authorization"] = f"Bearer {games.finished().tokens[0] or 'x'}"
+    if path.endswith("/moves") and case.method.upper() == "POST":
+        _aim_move(case, pick, game, view, headers)
+    case.headers = headers
+
+
+def _aim_move(
+    case: Any, pick: dict[str, Any], game: Player, view: dict[str, Any], headers: dict[str, str]
+) -> None:
+    turn = view["turn"]
+    if pick["body"] != "generated" and turn is not None and game.tokens[turn]:
+        moves = game.legal_moves(turn)
+        move = moves[pick["move"] % len(moves)]
+        if pick["body"] == "legal":
+            case.body = {"card": move["card"], "capture": move["capture"]}
+        elif pick["body"] == "legal-no-capture":
+            case.body = {"card": move["card"]}
+        else:  # a card of the hand, with table cards: often an illegal move
+            hand = game.view(turn)["hand"]
+            table = view["table"] or ["1D"]
+            case.body = {
+                "card": hand[pick["card"] % len(hand)],
+                "capture": [table[i % len(table)] for i in pick["capture"]],
+            }
+    version = view["version"]
+    if pick["if_match"] == "current":
+        headers["If-Match"] = f'"{version}"'
+    elif pick["if_match"] == "stale":
+        headers["If-Match"] = f'"{max(0, version - 1)}"'
+    elif pick["if_match"] == "weak":
+        headers["If-Match"] = f'W/"{version}"'
+
+
+@settings(
+    deadline=None,
+    max_examples=EXAMPLES,
+    suppress_health_check=list(HealthCheck),
+    database=None,
+)
+@schema.parametrize()
+@schema.given(data=st.data())
+def test_the_api_keeps_its_contract(
+    case: Any, data: st.DataObject, games: Games, live_service: LiveService
+) -> None:
+    aim(case, data, games)
+    case.call_and_validate(base_url=live_service.url, checks=CHECKS)
+
+
+# -- every documented status, on purpose ----------------------------------------------------
+
+GAME = "/v1/games/{game_id}"
+BIG = b'{"seats": [' + b'{"name": "x"}, ' * 6000 + b'{"name": "x"}]}'  # > 64 KiB
+BODY_OPS = {
+    ("POST", "/v1/games"),
+    ("POST", GAME + "/moves"),
+    ("POST", "/v1/legal-moves"),
+    ("POST", "/v1/score"),
+}
+#: Statuses that need the service in another state, proved elsewhere: 503 (Redis down)
+#: in test_faults.py, 429 (over a rate limit) by test_over_the_rate_limit below.
+ELSEWHERE = {429, 503}
+
+
+def documented() -> list[tuple[str, str, int]]:
+    spec = json.loads(SPEC.read_text())
+    return sorted(
+        (method.upper(), path, int(status))
+        for path, operations in spec["paths"].items()
+        for method, operation in operations.items()
+        if method != "parameters"
+        for status in operation["responses"]
+        if int(status) not in ELSEWHERE
+    )
+
+
+def request_for(method: str, path: str, status: int, games: Games) -> dict[str, Any]:
+    """A request that must get ``status`` from this operation: kwargs for requests."""
+    kwargs: dict[str, Any] = {"headers": {}}
+    params: dict[str, Any] = {}
+    game: Player | None = None
+    if "{game_id}" in path:
+        game = games.finished() if path.endswith("/hands/{number}") else games.playing()
+        if path.endswith("/bots"):
+            game = games.bots() if status == 200 else game
+        if path.endswith("/hands") and status == 200:
+            game = games.finished()
+        params["game_id"] = game.game_id if status != 404 else "no-such-game"
+    if path.endswith("/hands/{number}"):
+        assert game is not None
+        params["number"] = 1 if status == 200 else 999
+        if status == 409:
+            game = games.playing()
+            params["game_id"] = game.game_id
+            params["number"] = game.view()["hand_number"]
+    if (method, path) in BODY_OPS:
+        kwargs["json"] = {
+            "/v1/games": {"players": 2},
+            "/v1/legal-moves": {"hand": ["7D"], "table": ["3C", "4B"]},
+            "/v1/score": {"piles": [["7D"], ["1C"]]},
+        }.get(path, {})
+    if game is not None and path in (GAME, GAME + "/legal-moves", GAME + "/moves"):
+        turn = game.view()["turn"]
+        kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[turn]}"
+        if path.endswith("/moves"):
+            move = game.legal_moves(turn)[0]
+            kwargs["json"] = {"card": move["card"], "capture": move["capture"]}
+            if status == 409:
+                kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[1 - turn]}"
+            elif status == 412:
+                kwargs["headers"]["If-Match"] = '"0"'
+            elif status == 422:
+                kwargs["json"] = {"card": move["card"], "capture": ["1D", "1D"]}
+    if status == 401:
+        kwargs["headers"]["Authorization"] = "Bearer not-a-seat-token"
+    elif status == 400:
+        kwargs.pop("json")
+        kwargs["data"] = b'{"card": '
+        kwargs["headers"]["Content-Type"] = "application/json"
+    elif status == 413:
+        kwargs.pop("json")
+        kwargs["data"] = BIG
+        kwargs["headers"]["Content-Type"] = "application/json"
+    elif status == 415:
+        kwargs.pop("json")
+        kwargs["data"] = b"card=7D"
+        kwargs["headers"]["Content-Type"] = "application/x-www-form-urlencoded"
+    elif status == 422 and path in ("/v1/games", "/v1/legal-moves", "/v1/score"):
+        kwargs["json"] = {"unknown": True}
+    return {"method": method, "url": path.format(**params), "params": params, **kwargs}
+
+
+@pytest.mark.parametrize(("method", "path", "status"), documented())
+def test_every_documented_status(
+    method: str, path: str, status: int, games: Games, live_service: LiveService
+) -> None:
+    """Each status the spec documents for each operation (but 429 and 503) is answered
+    to the request that calls for it, and the answer keeps the contract."""
+    request = request_for(method, path, status, games)
+    params = request.pop("params")
+    request["url"] = live_service.url + request["url"]
+    response = games.http.request(timeout=30, **request)
+    assert response.status_code == status, response.text
+    assert_conforms(method, path, response, **params)
+
+
+def test_integral_numbers_are_integers(live_service: LiveService) -> None:
+    """JSON Schema's integer, the spec's, is any number with no fractional part: 11.0
+    is the target 11 (11.5 is refused)."""
+    body = {"players": 2.0, "target": 11.0, "seed": 7.0, "first_dealer": 0.0}
+    created = requests.post(f"{live_service.url}/v1/games", json=body, timeout=30)
+    assert created.status_code == 201, created.text
+    state = created.json()["state"]
+    assert (len(state["seats"]), state["target"], state["dealer"]) == (2, 11, 0)
+    refused = requests.post(f"{live_service.url}/v1/games", json={"target": 11.5}, timeout=30)
+    assert refused.status_code == 422
+
+
+def test_over_the_rate_limit(redis_server: Any) -> None:
+    """429, with Retry-After, once an address is over its limit; it keeps the contract."""
+    with LiveService(redis_server.url, RATE_LIMIT_PER_ADDRESS="3") as limited:
+        answers = [
+            requests.get(f"{limited.url}/v1/games/no-such-game", timeout=10) for _ in range(5)
+        ]
+    assert [a.status_code for a in answers] == [404, 404, 404, 429, 429]
+    assert int(answers[-1].headers["Retry-After"]) >= 1
+    for answer in answers:
+        assert_conforms("GET", GAME, answer, game_id="no-such-game")
+
+
+def read_answer(stream: Any) -> tuple[int, bytes]:
+    """One HTTP/1.1 answer from a socket's file: its status and body (Content-Length)."""
+    status = int(stream.readline().split()[1])
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return status, stream.read(length)
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "text/plain"])
+def test_a_refused_body_leaves_the_connection_usable(
+    live_service: LiveService, content_type: str
+) -> None:
+    """A body refused unread (413 over the limit, 415 not JSON) does not break the
+    keep-alive connection it came on: the client's next request there is answered."""
+    body = b"x" * (100 * 1024)
+    with socket.create_connection(("127.0.0.1", live_service.port), timeout=10) as sock:
+        stream = sock.makefile("rb")
+        sock.sendall(
+            b"POST /v1/score HTTP/1.1\r\nHost: test\r\nContent-Type: "
+            + content_type.encode()
+            + b"\r\nContent-Length: %d\r\n\r\n" % len(body)
+            + body
+        )
+        status, _ = read_answer(stream)
+        assert status == (413 if content_type == "application/json" else 415)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        status, answer = read_answer(stream)
+        assert (status, json.loads(answer)) == (200, {"status": "ok"})
+
+
+# -- stateful: sequences of requests that follow links --------------------------------------
+
+
+def ref(path: str, method: str) -> str:
+    """An OpenAPI operationRef to an operation of the spec."""
+    return "#/paths/" + path.replace("~", "~0").replace("/", "~1") + "/" + method
+
+
+def linked_spec() -> dict[str, Any]:
+    """The checked-in spec, plus OpenAPI links (kept here, not in the contract) from a
+    created game to what can be done with it, as each of its first two seats; and from a
+    seat's legal moves to playing the first of them, and from a move to the legal moves
+    after it. Schemathesis follows them, so sequences of requests play real matches."""
+    spec = json.loads(SPEC.read_text())
+    paths = spec["paths"]
+    created: dict[str, Any] = {}
+    for seat in (0, 1):
+        auth = {"header.Authorization": f"Bearer {{$response.body#/seats/{seat}/token}}"}
+        for name, path, method in (
+            ("View", GAME, "get"),
+            ("LegalMoves", GAME + "/legal-moves", "get"),
+            ("Move", GAME + "/moves", "post"),
+            ("Events", GAME + "/events", "get"),
+        ):
+            created[f"{name}AsSeat{seat}"] = {
+                "operationRef": ref(path, method),
+                "parameters": {"path.game_id": "$response.body#/id", **auth},
+            }
+    for name, path, method, extra in (
+        ("Hands", GAME + "/hands", "get", {}),
+        ("FirstHand", GAME + "/hands/{number}", "get", {"path.number": 1}),
+        ("Bots", GAME + "/bots", "post", {}),
+    ):
+        created[name] = {
+            "operationRef": ref(path, method),
+            "parameters": {"path.game_id": "$response.body#/id", **extra},
+        }
+    paths["/v1/games"]["post"]["responses"]["201"]["links"] = created
+    same_seat = {
+        "path.game_id": "$request.path.game_id",
+        "header.Authorization": "$request.header.Authorization",
+    }
+    paths[GAME + "/legal-moves"]["get"]["responses"]["200"]["links"] = {
+        "PlayTheFirst": {
+            "operationRef": ref(GAME + "/moves", "post"),
+            "parameters": {**same_seat, "header.If-Match": "$response.header.ETag"},
+            "requestBody": {
+                "card": "$response.body#/moves/0/card",
+                "capture": "$response.body#/moves/0/capture",
+            },
+        }
+    }
+    paths[GAME + "/moves"]["post"]["responses"]["200"]["links"] = {
+        "LegalMovesAfter": {
+            "operationRef": ref(GAME + "/legal-moves", "get"),
+            "parameters": same_seat,
+        }
+    }
+    return spec
+
+
+def test_linked_sequences_keep_the_contract(live_service: LiveService) -> None:
+    linked = schemathesis.openapi.from_dict(
+        linked_spec(),
+        config=schemathesis.Config.from_dict(
+            {
+                "base-url": live_service.url,
+                "request-timeout": 30,
+                "generation": {"mode": "positive"},
+            }
+        ),
+    )
+
+    class Workflow(linked.as_state_machine()):  # type: ignore[misc]
+        def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
+            case.validate_response(response, checks=CHECKS)
+
+    Workflow.run(
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=8,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            database=None,
+        )
+    )
