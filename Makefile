@@ -17,7 +17,7 @@ STAMP = $(VENV)/.installed
 APP = service.app:create_app()
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install run test test-compiled fuzz lint bench compile openapi tournament clean clean-data
+.PHONY: help venv install run test test-compiled fuzz lint bench compile openapi loadtest tournament clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -73,6 +73,11 @@ bench: $(STAMP) ## Hands per second: naive vs the engine (and its mypyc build, i
 
 compile: $(STAMP) ## Optional, needs a C compiler: build the engine's hot modules with mypyc into build/mypyc
 	$(VENV_PY) -m tests.bench.compiled build
+
+PLAYERS ?= 32
+SECONDS ?= 20
+loadtest: $(STAMP) ## Load the running service (gunicorn, real Redis, loopback): PLAYERS=32 SECONDS=20 a phase
+	$(VENV_PY) -m tests.bench.loadtest --players $(PLAYERS) --seconds $(SECONDS)
 
 DEALS ?= 1000
 JOBS ?= 2

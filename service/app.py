@@ -8,7 +8,7 @@ import redis
 from flask import Flask, Response, request
 
 from . import config as settings
-from .api import analysis, games, health, observability, ratelimit, variants
+from .api import analysis, floor, games, health, observability, ratelimit, variants
 from .api.problems import Problem, ProblemApi
 from .store import GameStore
 
@@ -70,6 +70,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["scopa_store"] = GameStore(client, app.config["GAME_TTL_SECONDS"])
 
+    if app.config.get("LOADTEST_FLOOR"):
+        app.register_blueprint(floor.blp)  # outside the API and its spec: benchmarks only
     observability.install(app)
     ratelimit.install(app)
     api = ProblemApi(app)

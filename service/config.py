@@ -24,6 +24,8 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "RATE_LIMIT_PER_ADDRESS": int(env.get("RATE_LIMIT_PER_ADDRESS", 1200)),
         "RATE_LIMIT_PER_TOKEN": int(env.get("RATE_LIMIT_PER_TOKEN", 300)),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
+        # Mount the load test's floor endpoint (service/api/floor.py): benchmarks only.
+        "LOADTEST_FLOOR": env.get("LOADTEST_FLOOR", "") == "1",
         # The expert computer player's search budget per move.
         "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),
     }
