@@ -8,7 +8,7 @@ import redis
 from flask import Flask, Response, request
 
 from . import config as settings
-from .api import analysis, floor, games, health, observability, ratelimit, variants
+from .api import analysis, floor, games, health, hints, observability, ratelimit, variants
 from .api.problems import Problem, ProblemApi
 from .store import GameStore
 
@@ -75,7 +75,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     observability.install(app)
     ratelimit.install(app)
     api = ProblemApi(app)
-    for blueprint in (games.blp, variants.blp, analysis.blp, health.blp):
+    for blueprint in (games.blp, hints.blp, variants.blp, analysis.blp, health.blp):
         api.register_blueprint(blueprint)
 
     @app.before_request

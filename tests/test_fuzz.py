@@ -276,10 +276,18 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
             "/v1/games": {"players": 2},
             "/v1/legal-moves": {"hand": ["7D"], "table": ["3C", "4B"]},
             "/v1/score": {"piles": [["7D"], ["1C"]]},
+            "/v1/hint": {"hand": ["7D"], "table": ["3C", "4B"], "hand_counts": [1, 1]},
         }.get(path, {})
-    if game is not None and path in (GAME, GAME + "/legal-moves", GAME + "/moves"):
+    if game is not None and path in (
+        GAME,
+        GAME + "/legal-moves",
+        GAME + "/moves",
+        GAME + "/hint",
+    ):
         turn = game.view()["turn"]
         kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[turn]}"
+        if path.endswith("/hint") and status == 409:
+            kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[1 - turn]}"
         if path.endswith("/moves"):
             move = game.legal_moves(turn)[0]
             kwargs["json"] = {"card": move["card"], "capture": move["capture"]}
@@ -303,7 +311,7 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
         kwargs.pop("json")
         kwargs["data"] = b"card=7D"
         kwargs["headers"]["Content-Type"] = "application/x-www-form-urlencoded"
-    elif status == 422 and path in ("/v1/games", "/v1/legal-moves", "/v1/score"):
+    elif status == 422 and path in ("/v1/games", "/v1/legal-moves", "/v1/score", "/v1/hint"):
         kwargs["json"] = {"unknown": True}
     return {"method": method, "url": path.format(**params), "params": params, **kwargs}
 

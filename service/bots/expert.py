@@ -28,6 +28,12 @@ The budget is counted in simulated moves (plies), never in time, so that a seed 
 gives the same move: :data:`PLIES_PER_MS` converts the budget in ms into plies. A
 wall-clock cap (``cap_factor`` times the budget) only stops the search early when the
 machine is overloaded; the search then answers with what it has.
+
+Tuning (``tests/bench/tournament.py``, 300 seat-swapped deals against the greedy player,
+2-player Scopa): successive halving and a uniform split of the playouts scored within
+noise of each other (+0.05 +- 0.14 points a hand for halving); twice the default budget
+scored the same as the default (+1.16 both), so at 50 ms the search is limited by its
+model (greedy playouts), not by its sample size.
 """
 
 from __future__ import annotations
@@ -35,23 +41,39 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Iterator
 
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.views import Knowledge
-from .playout import _sweepable_cache, greedy_code, margin, play_out
+from .playout import greedy_code, margin, play_out, sweepable_cache
 from .worlds import sample_world
 
 #: Simulated moves per millisecond of CPU, measured with ``tests/bench/calibrate.py``
-#: on the development machine (Intel Xeon, Python 3.11): see that script's docstring.
-PLIES_PER_MS = 100.0
+#: (expert against greedy, 60 deals after 20 of warm-up, so with the engine's capture
+#: caches warm as in a long-lived server) on the development machine, a 2 vCPU Intel
+#: Xeon VM with Python 3.11, otherwise idle: six runs gave 193, 201, 207, 250, 254 and
+#: 260 plies/ms (the host's own load moves it by +-15%); 230 is their median. A fresh
+#: process is slower at first, and so is a loaded machine (171-198 plies/ms at load
+#: 2.5-4). The default 50 ms budget is 11,500 plies: about 310 playouts at the first
+#: move of a 2-player hand, 880 in the round before the last deal.
+PLIES_PER_MS = 230.0
+#: What a playout costs beyond its moves (copying the world, scoring the hand), in plies.
+PLAYOUT_OVERHEAD_PLIES = 1
+#: The wall-clock cap is never shorter than this: the smallest search (one playout per
+#: candidate per round, whatever the budget) can take a few ms in the larger variants.
+MIN_CAP_MS = 25.0
 
 
 class ExpertBot:
     """Determinized Monte Carlo search with greedy playouts (see the module docstring).
 
     ``budget_ms`` is the CPU time to spend on a move, turned into a count of simulated
-    moves with ``plies_per_ms``; ``cap_factor`` times it is a wall-clock limit that
-    only cuts in under overload."""
+    moves with ``plies_per_ms``; ``cap_factor`` times it (at least :data:`MIN_CAP_MS`)
+    is a wall-clock limit that only cuts in under overload."""
+
+    #: Drop the worse half of the candidates after each round (else: every candidate
+    #: gets the whole budget's worlds).
+    halving = True
 
     def __init__(
         self,
@@ -62,11 +84,20 @@ class ExpertBot:
     ) -> None:
         self.budget_ms = budget_ms
         self.ply_budget = max(1, int(budget_ms * plies_per_ms))
-        self.cap_seconds = budget_ms * cap_factor / 1000.0
-        #: Playouts of the last search (for benchmarks and tests).
+        self.cap_seconds = max(budget_ms * cap_factor, MIN_CAP_MS) / 1000.0
+        #: Playouts, and their cost in plies, of the last search (for calibration).
         self.last_playouts = 0
+        self.last_plies = 0
+        #: Searches the wall-clock cap stopped early (each may have changed a choice).
+        self.cap_hits = 0
+        #: The hand point margin the last choice is expected to bring the seat's side
+        #: (mean over the sampled worlds, or the exact minimax value); None when there
+        #: was a single legal move.
+        self.last_value: float | None = None
 
     def choose(self, knowledge: Knowledge, legal: list[int], rng: random.Random) -> int:
+        self.last_playouts = self.last_plies = 0
+        self.last_value = None
         if len(legal) == 1:
             return legal[0]
         # One draw from the caller's generator, whatever the search does after it.
@@ -74,7 +105,10 @@ class ExpertBot:
         deadline = time.perf_counter() + self.cap_seconds
         if is_determined(knowledge):
             world = sample_world(knowledge, local)  # the only world there is
-            return solve(world, legal, knowledge.teams, knowledge.teams[knowledge.seat])
+            code, self.last_value = solve(
+                world, legal, knowledge.teams, knowledge.teams[knowledge.seat]
+            )
+            return code
         return self.search(knowledge, legal, local, deadline)
 
     # -- Monte Carlo search ---------------------------------------------------------
@@ -87,32 +121,47 @@ class ExpertBot:
         side = knowledge.teams[knowledge.seat]
         first = sample_world(knowledge, rng)
         candidates = ordered_candidates(first, legal)
-        plies_per_playout = sum(knowledge.hand_counts) + knowledge.stock_count
+        plies_per_playout = (
+            sum(knowledge.hand_counts) + knowledge.stock_count + PLAYOUT_OVERHEAD_PLIES
+        )
         playouts = max(len(candidates), self.ply_budget // plies_per_playout)
-        rounds = max(1, math.ceil(math.log2(len(candidates))))
-        per_round = playouts // rounds
+        rounds = max(1, math.ceil(math.log2(len(candidates)))) if self.halving else 1
         totals = dict.fromkeys(candidates, 0)
-        done = 0
-        worlds: list[Hand] = [first]
+        worlds = _worlds(first, knowledge, rng)
+        done = seen = 0
+        stopped = False
         for round_index in range(rounds):
             if round_index:
                 candidates = best_half(candidates, totals)
-            for _ in range(max(1, per_round // len(candidates))):
-                world = worlds.pop() if worlds else sample_world(knowledge, rng)
+            for _ in range(max(1, playouts // rounds // len(candidates))):
+                world = next(worlds)
+                seen += 1
                 for code in candidates:
                     totals[code] += rollout(world, code, knowledge.teams, side)
                 done += len(candidates)
-                if time.perf_counter() > deadline:
+                stopped = time.perf_counter() > deadline
+                if stopped:
                     break
-            if time.perf_counter() > deadline:
+            if stopped:
+                self.cap_hits += 1
                 break
-        self.last_playouts = done
-        return max(candidates, key=lambda code: totals[code])
+        best = max(candidates, key=lambda code: totals[code])
+        # Every surviving candidate was played in each of the ``seen`` worlds.
+        self.last_value = totals[best] / seen
+        self.last_playouts, self.last_plies = done, done * plies_per_playout
+        return best
+
+
+def _worlds(first: Hand, knowledge: Knowledge, rng: random.Random) -> Iterator[Hand]:
+    """``first``, then fresh worlds sampled from ``knowledge``."""
+    yield first
+    while True:
+        yield sample_world(knowledge, rng)
 
 
 def ordered_candidates(world: Hand, legal: list[int]) -> list[int]:
     """The legal moves, the greedy player's choice first (it wins ties)."""
-    preferred = greedy_code(world, legal, _sweepable_cache(world.variant))
+    preferred = greedy_code(world, legal, sweepable_cache(world.variant))
     return [preferred] + [code for code in legal if code != preferred]
 
 
@@ -145,15 +194,16 @@ def is_determined(knowledge: Knowledge) -> bool:
     return holders <= 1
 
 
-def solve(world: Hand, legal: list[int], teams: tuple[int, ...], side: int) -> int:
-    """The move with the best minimax margin for ``side`` in a fully known ``world``
-    (alpha-beta; every seat of ``side`` maximizes, every other seat minimizes)."""
+def solve(world: Hand, legal: list[int], teams: tuple[int, ...], side: int) -> tuple[int, float]:
+    """The move with the best minimax margin for ``side`` in a fully known ``world``,
+    and that margin (alpha-beta; every seat of ``side`` maximizes, every other seat
+    minimizes)."""
     best_code, best = legal[0], -math.inf
     for code in legal:
         value = _value_after(world, code, teams, side, best, math.inf)
         if value > best:
             best_code, best = code, value
-    return best_code
+    return best_code, best
 
 
 def _value_after(

@@ -44,7 +44,7 @@ _LAY_COST = tuple(
 _SWEEPABLE: dict[str, dict[int, bool]] = {}
 
 
-def _sweepable_cache(variant: Variant) -> dict[int, bool]:
+def sweepable_cache(variant: Variant) -> dict[int, bool]:
     return _SWEEPABLE.setdefault(variant.name, {})
 
 
@@ -83,7 +83,7 @@ def capture_worth(card: int, capture: int, table: int, last_card: bool) -> int:
 
 def greedy_code(hand: Hand, legal: list[int], cache: dict[int, bool]) -> int:
     """The move the greedy player makes from ``legal`` in ``hand``: its best capture,
-    else its least costly lay. ``cache`` is :func:`_sweepable_cache` of the variant."""
+    else its least costly lay. ``cache`` is :func:`sweepable_cache` of the variant."""
     table = hand.table
     best = -1
     best_code = -1
@@ -121,7 +121,7 @@ def greedy_code(hand: Hand, legal: list[int], cache: dict[int, bool]) -> int:
 def play_out(hand: Hand) -> int:
     """Play ``hand`` to its end with the greedy policy for every seat. Returns the
     number of moves played (the search counts its budget in them)."""
-    cache = _sweepable_cache(hand.variant)
+    cache = sweepable_cache(hand.variant)
     plies = 0
     while True:
         plies += 1

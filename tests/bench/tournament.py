@@ -11,7 +11,10 @@ the cards cancels out. One hand per game. For each pairing it reports
 - the expert's CPU time per move where it had a choice (median, 99th percentile).
 
 Deterministic given ``--seed``: deal ``i`` uses the shuffle seed ``seed * 1_000_000 + i``
-and every bot's random generator is seeded from the deal, the game and the seat.
+and every bot's random generator is seeded from the deal, the game and the seat. The
+expert's budget is counted in simulated moves, so its choices do not depend on the
+machine's speed; its wall-clock safety cap (which would make them depend on the load) is
+off unless ``--wall-cap`` is given. Its time per move is measured in CPU time.
 
     python -m tests.bench.tournament --deals 1000 --jobs 2 --budget 50
 """
@@ -30,6 +33,7 @@ from multiprocessing import Pool
 
 from service.bots import make_bot
 from service.bots.base import Bot
+from service.bots.expert import ExpertBot
 from service.engine.match import Match, moves_of
 from service.engine.views import knowledge_of
 
@@ -41,17 +45,22 @@ class DealResult:
     """The two games of one deal: A's margin in each, and the expert's move times."""
 
     margins: tuple[int, int]
-    expert_cpu_ms: list[float] = field(default_factory=list)
+    #: CPU ms of each expert move with a choice, and whether it ran the Monte Carlo
+    #: search (else it solved a position with nothing hidden).
+    expert_cpu_ms: list[tuple[float, bool]] = field(default_factory=list)
+    #: Expert searches the wall-clock cap cut short (under overload only).
+    cap_hits: int = 0
 
 
-def play_hand(seed: int, bots: Sequence[Bot], names: Sequence[str], game_seed: str) -> tuple[
-    list[int], list[float]
-]:
+def play_hand(
+    seed: int, bots: Sequence[Bot], names: Sequence[str], game_seed: str
+) -> tuple[list[int], list[tuple[float, bool]]]:
     """Play the first hand of a 2-player Scopa match dealt from ``seed``, ``bots[s]`` in
-    seat ``s``. Returns each seat's hand points and the expert's CPU ms per choice."""
+    seat ``s``. Returns each seat's hand points and the expert's CPU ms per choice (with
+    whether it searched)."""
     match, _ = Match.new(seed=seed, players=2, first_dealer=0)
     rngs = [random.Random(f"{game_seed}:{seat}") for seat in range(2)]
-    times: list[float] = []
+    times: list[tuple[float, bool]] = []
     while not match.hand_scores:
         seat = match.turn
         assert seat is not None
@@ -61,20 +70,28 @@ def play_hand(seed: int, bots: Sequence[Bot], names: Sequence[str], game_seed: s
         code = bots[seat].choose(knowledge, legal, rngs[seat])
         elapsed = (time.process_time() - start) * 1000.0
         if names[seat] == "expert" and len(legal) > 1:
-            times.append(elapsed)
+            times.append((elapsed, getattr(bots[seat], "last_plies", 0) > 0))
         assert code in legal, f"{names[seat]} played an illegal move"
         match.push(moves_of([code])[0])
     points = [team["total"] for team in match.hand_scores[0]["teams"]]
     return points, times
 
 
-def play_deal(task: tuple[str, str, int, int, float]) -> DealResult:
+def make_player(name: str, budget: float, wall_cap: float) -> Bot:
+    """The bot of level ``name``; the expert with ``budget`` ms a move and its wall-clock
+    cap at ``wall_cap`` times the budget (0: no cap)."""
+    if name == "expert":
+        return ExpertBot(budget_ms=budget, cap_factor=wall_cap or math.inf)
+    return make_bot(name)
+
+
+def play_deal(task: tuple[str, str, int, int, float, float]) -> DealResult:
     """Both games of deal ``index`` of the pairing (A, B)."""
-    name_a, name_b, seed, index, budget = task
+    name_a, name_b, seed, index, budget, wall_cap = task
     deal_seed = seed * 1_000_000 + index
-    bots = {name: make_bot(name, budget) for name in (name_a, name_b)}
+    bots = {name: make_player(name, budget, wall_cap) for name in (name_a, name_b)}
     margins = []
-    times: list[float] = []
+    times: list[tuple[float, bool]] = []
     for game, names in enumerate(((name_a, name_b), (name_b, name_a))):
         seat_a = names.index(name_a) if name_a != name_b else game
         points, game_times = play_hand(
@@ -82,7 +99,8 @@ def play_deal(task: tuple[str, str, int, int, float]) -> DealResult:
         )
         margins.append(points[seat_a] - points[1 - seat_a])
         times.extend(game_times)
-    return DealResult((margins[0], margins[1]), times)
+    cap_hits = sum(getattr(bot, "cap_hits", 0) for bot in bots.values())
+    return DealResult((margins[0], margins[1]), times, cap_hits)
 
 
 @dataclass
@@ -115,7 +133,15 @@ class PairingReport:
 
     @property
     def expert_times(self) -> list[float]:
-        return [t for r in self.results for t in r.expert_cpu_ms]
+        return [t for r in self.results for t, _ in r.expert_cpu_ms]
+
+    @property
+    def searched_times(self) -> list[float]:
+        return [t for r in self.results for t, searched in r.expert_cpu_ms if searched]
+
+    @property
+    def cap_hits(self) -> int:
+        return sum(r.cap_hits for r in self.results)
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -125,12 +151,17 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def run(
-    pairings: Iterable[tuple[str, str]], deals: int, jobs: int, seed: int, budget: float
+    pairings: Iterable[tuple[str, str]],
+    deals: int,
+    jobs: int,
+    seed: int,
+    budget: float,
+    wall_cap: float = 0.0,
 ) -> list[PairingReport]:
     """Play ``deals`` deals of every pairing on ``jobs`` processes."""
     reports = []
     for name_a, name_b in pairings:
-        tasks = [(name_a, name_b, seed, i, budget) for i in range(deals)]
+        tasks = [(name_a, name_b, seed, i, budget, wall_cap) for i in range(deals)]
         if jobs > 1:
             with Pool(jobs) as pool:
                 results = pool.map(play_deal, tasks, chunksize=max(1, deals // (jobs * 8)))
@@ -144,25 +175,32 @@ def table(reports: Sequence[PairingReport], budget: float) -> str:
     """The results as a Markdown table, and the expert's move times below it."""
     lines = [
         "| pairing (A vs B) | deals | hands | A wins | draws | B wins "
-        "| margin per hand (A - B) | 95% CI |",
-        "|---|---:|---:|---:|---:|---:|---:|---|",
+        "| margin per hand (A - B) | 95% CI | expert ms/move median, p99 |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for report in reports:
         wins, draws, losses = report.wins_draws_losses
         mean, half = report.mean_and_halfwidth
+        times = report.expert_times
+        timing = f"{statistics.median(times):.1f}, {percentile(times, 0.99):.1f}" if times else "-"
         lines.append(
             f"| {report.name_a} vs {report.name_b} | {len(report.results)} "
             f"| {2 * len(report.results)} | {wins} | {draws} | {losses} "
-            f"| {mean:+.3f} | [{mean - half:+.3f}, {mean + half:+.3f}] |"
+            f"| {mean:+.3f} | [{mean - half:+.3f}, {mean + half:+.3f}] | {timing} |"
         )
     times = [t for report in reports for t in report.expert_times]
+    searched = [t for report in reports for t in report.searched_times]
     if times:
+        p99 = percentile(times, 0.99)
         lines.append("")
         lines.append(
             f"Expert CPU time per move with a choice ({len(times)} moves, budget "
-            f"{budget:g} ms): median {statistics.median(times):.1f} ms, "
-            f"p99 {percentile(times, 0.99):.1f} ms ({percentile(times, 0.99) / budget:.2f}x "
-            f"the budget), max {max(times):.1f} ms."
+            f"{budget:g} ms): median {statistics.median(times):.1f} ms, p99 {p99:.1f} ms "
+            f"({p99 / budget:.2f}x the budget), max {max(times):.1f} ms. "
+            f"Moves it searched ({len(searched)}; the others it solved exactly): median "
+            f"{statistics.median(searched or [0]):.1f} ms, mean "
+            f"{statistics.fmean(searched or [0]):.1f} ms. Searches cut by the wall-clock "
+            f"cap: {sum(report.cap_hits for report in reports)}."
         )
     return "\n".join(lines)
 
@@ -174,18 +212,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="base seed of the shuffles")
     parser.add_argument("--budget", type=float, default=50.0, help="expert budget, ms a move")
     parser.add_argument(
+        "--wall-cap",
+        type=float,
+        default=0.0,
+        help="the expert's wall-clock cap, in budgets (the service uses 3); 0, the default, "
+        "turns it off so that the results do not depend on the machine's load",
+    )
+    parser.add_argument(
         "--pairing",
         action="append",
         metavar="A:B",
-        help="a pairing to play (repeatable); default: expert:greedy greedy:random "
-        "expert:random",
+        help="a pairing to play (repeatable); default: expert:greedy greedy:random expert:random",
     )
     args = parser.parse_args(argv)
-    pairings = (
-        [tuple(p.split(":", 1)) for p in args.pairing] if args.pairing else list(PAIRINGS)
-    )
+    pairings = list(PAIRINGS)
+    if args.pairing:
+        pairings = [(a, b) for a, _, b in (p.partition(":") for p in args.pairing)]
     start = time.perf_counter()
-    reports = run(pairings, args.deals, args.jobs, args.seed, args.budget)  # type: ignore[arg-type]
+    reports = run(pairings, args.deals, args.jobs, args.seed, args.budget, args.wall_cap)
     print(table(reports, args.budget))
     print(
         f"\n{args.deals} deals per pairing, seed {args.seed}, {args.jobs} jobs, "

@@ -1,0 +1,298 @@
+"""The computer players: legal moves only, the greedy heuristic, the expert's search
+(determinism, blindness to hidden cards, obvious scopas, exact endgames) and the
+tournament script at a tiny size."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from service.bots import Bot, make_bot
+from service.bots.expert import ExpertBot, is_determined, solve
+from service.bots.greedy import GreedyBot
+from service.bots.playout import greedy_code, sweepable_cache
+from service.bots.random_bot import RandomBot
+from service.engine.cards import Card
+from service.engine.hand import move_code
+from service.engine.masks import BIT, indices, mask_of
+from service.engine.match import Match, moves_of
+from service.engine.rules import ForcedCapture, Rules
+from service.engine.variants import VARIANTS
+from service.engine.views import Knowledge, knowledge_of
+from tests.bench import tournament
+
+#: A fast expert for tests; the huge cap keeps the wall clock out of its choices.
+TINY_BUDGET_MS = 0.5
+
+
+def tiny_expert() -> ExpertBot:
+    return ExpertBot(budget_ms=TINY_BUDGET_MS, cap_factor=1e6)
+
+
+def cards(codes: str) -> list[Card]:
+    return [Card.parse(code) for code in codes.split()]
+
+
+def code(card: str, capture: str = "") -> int:
+    return move_code(Card.parse(card).index, mask_of(cards(capture)))
+
+
+def setups() -> Iterator[tuple[str, int, Rules]]:
+    """Every variant, player count and forced-capture rule, with its options on in turn."""
+    for name, variant in VARIANTS.items():
+        for players in variant.player_counts:
+            for forced in ForcedCapture:
+                extras = {"napola": True} if forced is ForcedCapture.ANY else {"re_bello": True}
+                if "dealer_last_sweep" in variant.options:
+                    extras["dealer_last_sweep"] = True
+                yield name, players, Rules(forced_capture=forced, **extras)
+
+
+def position(
+    hand: str,
+    table: str,
+    other: str | None = None,
+    stock: str = "",
+    variant: str = "scopa",
+) -> Match:
+    """A 2-player position with seat 0 to play ``hand`` on ``table``; seat 1 holds
+    ``other`` (default: three cards nobody else uses), the stock is ``stock``, and every
+    other card has been captured by seat 1 (so that the 40 cards are all somewhere)."""
+    match, _ = Match.new(variant=variant, players=2, seed=0, first_dealer=1)
+    used = set(hand.split() + table.split() + stock.split())
+    if other is None:
+        other = " ".join([c.code for c in _all_cards() if c.code not in used][:3])
+    match.hands = [cards(hand), cards(other)]
+    match.table = cards(table)
+    match.stock = cards(stock)
+    placed = set(hand.split() + table.split() + stock.split() + other.split())
+    match.piles = [[], [c for c in _all_cards() if c.code not in placed]]
+    match.scopas = [0, 0]
+    match.last_capturer = None
+    match.turn = 0
+    return match
+
+
+def _all_cards() -> list[Card]:
+    return [Card.parse(f"{v}{s}") for s in "DCSB" for v in range(1, 11)]
+
+
+def choose(bot: Bot, match: Match, seed: int = 0) -> int:
+    seat = match.turn
+    assert seat is not None
+    return bot.choose(knowledge_of(match, seat), match.hand.legal_codes(), random.Random(seed))
+
+
+class TestLegalMovesOnly:
+    """Thousands of positions from bot play in every variant, player count and rule:
+    each bot's choice is one of the legal moves, and the hands play to their end."""
+
+    @pytest.mark.parametrize(("variant", "players", "rules"), list(setups()))
+    def test_every_choice_is_legal(self, variant: str, players: int, rules: Rules) -> None:
+        bots = [tiny_expert(), GreedyBot(), RandomBot()]
+        rng = random.Random(f"{variant}:{players}:{rules}")
+        positions = 0
+        for game in range(3):
+            match, _ = Match.new(variant=variant, players=players, rules=rules, seed=game)
+            while not match.hand_scores:
+                seat = match.turn
+                assert seat is not None
+                legal = match.hand.legal_codes()
+                knowledge = knowledge_of(match, seat)
+                for bot in bots[1:]:
+                    assert bot.choose(knowledge, legal, rng) in legal
+                player = bots[(seat + game) % len(bots)]
+                chosen = player.choose(knowledge, legal, rng)
+                assert chosen in legal
+                positions += 1
+                match.push(moves_of([chosen])[0])
+        assert positions >= 3 * 10
+
+    def test_the_fast_greedy_policy_is_the_greedy_bot(self) -> None:
+        """The expert's playouts model the greedy player exactly."""
+        greedy = GreedyBot()
+        rng = random.Random(7)
+        checked = 0
+        for variant, players, rules in setups():
+            match, _ = Match.new(variant=variant, players=players, rules=rules, seed=checked)
+            cache = sweepable_cache(match.variant)
+            while not match.hand_scores:
+                seat = match.turn
+                assert seat is not None
+                legal = match.hand.legal_codes()
+                expected = greedy.choose(knowledge_of(match, seat), legal, rng)
+                assert greedy_code(match.hand, legal, cache) == expected
+                checked += 1
+                match.push(moves_of([rng.choice(legal)])[0])
+        assert checked > 1000
+
+
+class TestGreedy:
+    def test_a_scopa_goes_first(self) -> None:
+        match = position(hand="7C 3D 9B", table="3C 4S")
+        assert choose(GreedyBot(), match) == code("7C", "3C 4S")
+
+    def test_then_the_settebello(self) -> None:
+        match = position(hand="7C 5C", table="7D 5D")
+        assert choose(GreedyBot(), match) == code("7C", "7D")
+
+    def test_then_the_most_coins(self) -> None:
+        match = position(hand="4C 6S", table="4D 4S 6B 9C")
+        assert choose(GreedyBot(), match) == code("4C", "4D")
+
+    def test_then_primiera_value(self) -> None:
+        match = position(hand="6C 10C", table="6S 10S 9B")
+        assert choose(GreedyBot(), match) == code("6C", "6S")
+
+    def test_among_sums_the_higher_primiera_total(self) -> None:
+        # 10 takes 4+6 (primiera values 14+18) or 3+3+4 (13+13+14): the larger total.
+        match = position(hand="10C", table="4S 6B 3C 3B 8S")
+        assert choose(GreedyBot(), match) == code("10C", "3C 3B 4S")
+
+    def test_it_lays_no_card_that_leaves_a_sweepable_table(self) -> None:
+        match = position(hand="1S 8B", table="9C")
+        assert choose(GreedyBot(), match) == code("8B")
+
+    def test_it_keeps_the_settebello_then_coins_then_primiera(self) -> None:
+        assert choose(GreedyBot(), position(hand="7D 7C", table="10C 9S")) == code("7C")
+        assert choose(GreedyBot(), position(hand="5D 5C", table="10C 9S")) == code("5C")
+        assert choose(GreedyBot(), position(hand="6C 8C", table="10S 9S")) == code("8C")
+
+
+class TestExpert:
+    def test_a_single_legal_move_is_played_at_once(self) -> None:
+        match = position(hand="7C", table="3C 4S", stock="1D 2D 3D 4D 5D 6D")
+        bot = ExpertBot()
+        assert choose(bot, match) == code("7C", "3C 4S")
+        assert bot.last_playouts == 0
+
+    def test_it_takes_an_obvious_scopa(self) -> None:
+        stock = "1D 2D 3D 4D 5D 6D 8D 9D 10D 1B 2B 3B"
+        match = position(hand="7C 2S 9B", table="3C 4S", stock=stock)
+        for seed in range(5):
+            assert choose(ExpertBot(budget_ms=5, cap_factor=1e6), match, seed) == code(
+                "7C", "3C 4S"
+            )
+
+    def test_it_is_deterministic_under_a_seed(self) -> None:
+        for match in random_positions(12):
+            first = [choose(tiny_expert(), match, seed) for seed in range(4)]
+            again = [choose(tiny_expert(), match, seed) for seed in range(4)]
+            assert first == again
+
+    def test_make_bot_passes_the_budget(self) -> None:
+        bot = make_bot("expert", budget_ms=10)
+        assert isinstance(bot, ExpertBot) and bot.budget_ms == 10
+
+    def test_it_solves_the_last_round_exactly(self) -> None:
+        # The stock is empty, so the opponent's cards are known. Laying the ace leaves
+        # 6+1 for the opponent's 7 to sweep; laying the 7 does not.
+        match = position(hand="7C 1B", table="6S", other="7S 10B")
+        assert is_determined(knowledge_of(match, 0))
+        legal = match.hand.legal_codes()
+        assert solve(match.hand, legal, (0, 1), 0)[0] == code("7C")
+        bot = ExpertBot()
+        assert choose(bot, match) == code("7C")
+        assert bot.last_value == solve(match.hand, legal, (0, 1), 0)[1]
+
+    def test_hidden_cards_make_it_search(self) -> None:
+        match = position(hand="7C 1B", table="6S", other="7S 10B", stock="1D 2D 3D 4D 5D 6D")
+        assert not is_determined(knowledge_of(match, 0))
+
+
+class TestNoPeeking:
+    """The expert's choices depend on what its seat knows, never on the hidden cards."""
+
+    @pytest.mark.parametrize(("players", "variant"), [(2, "scopa"), (3, "escoba"), (4, "scopone")])
+    def test_swapping_hidden_cards_changes_nothing(self, players: int, variant: str) -> None:
+        rng = random.Random(players)
+        for match in random_positions(3, players=players, variant=variant, rng=rng):
+            seat = match.turn
+            assert seat is not None
+            twin = with_hidden_cards_shuffled(match, seat, rng)
+            assert twin.hand.hands != match.hand.hands or twin.hand.stock != match.hand.stock
+            assert knowledge_of(twin, seat) == knowledge_of(match, seat)
+            legal = match.hand.legal_codes()
+            assert twin.hand.legal_codes() == legal
+            choices = [choose(tiny_expert(), match, s) for s in range(25)]
+            assert choices == [choose(tiny_expert(), twin, s) for s in range(25)]
+
+    def test_the_knowledge_holds_no_hidden_card(self) -> None:
+        match = next(iter(random_positions(1)))
+        seat = match.turn
+        assert seat is not None
+        knowledge: Knowledge = knowledge_of(match, seat)
+        hidden = sum(mask_of(h) for s, h in enumerate(match.hands) if s != seat)
+        hidden |= mask_of(match.stock)
+        assert knowledge.unseen == hidden
+        assert knowledge.hand & hidden == 0 and knowledge.table & hidden == 0
+
+
+def random_positions(
+    count: int, players: int = 2, variant: str = "scopa", rng: random.Random | None = None
+) -> Iterator[Match]:
+    """Positions some random moves into a hand, with a choice for the seat to play and
+    cards hidden from it."""
+    rng = rng or random.Random(count)
+    found = 0
+    seed = 0
+    while found < count:
+        seed += 1
+        match, _ = Match.new(variant=variant, players=players, seed=seed)
+        for _ in range(rng.randrange(0, 8)):
+            match.push(rng.choice(match.legal_moves()))
+        seat = match.turn
+        assert seat is not None
+        if len(match.hand.legal_codes()) > 1 and not is_determined(knowledge_of(match, seat)):
+            found += 1
+            yield match
+
+
+def with_hidden_cards_shuffled(match: Match, seat: int, rng: random.Random) -> Match:
+    """A copy of ``match`` whose cards hidden from ``seat`` (other hands and the stock)
+    are dealt out again differently, every count kept."""
+    twin = Match.from_dict(match.to_dict())
+    hand = twin.hand
+    hidden = [i for s, h in enumerate(hand.hands) if s != seat for i in indices(h)]
+    hidden += hand.stock
+    while True:
+        shuffled = hidden[:]
+        rng.shuffle(shuffled)
+        if shuffled != hidden:
+            break
+    pos = 0
+    for s, h in enumerate(hand.hands):
+        if s == seat:
+            continue
+        count = h.bit_count()
+        hand.hands[s] = sum(BIT[i] for i in shuffled[pos : pos + count])
+        pos += count
+    hand.stock = shuffled[pos:]
+    return twin
+
+
+class TestTournament:
+    def test_a_tiny_tournament_adds_up(self) -> None:
+        pairings = [*tournament.PAIRINGS, ("greedy", "greedy")]
+        reports = tournament.run(pairings, deals=3, jobs=1, seed=5, budget=TINY_BUDGET_MS)
+        assert [(r.name_a, r.name_b) for r in reports] == pairings
+        for report in reports:
+            assert len(report.results) == 3
+            assert sum(report.wins_draws_losses) == 6
+            mean, half = report.mean_and_halfwidth
+            assert mean == pytest.approx(sum(report.hand_margins) / 6)
+            assert half >= 0
+        # The same deterministic player in both seats: the two games of a deal mirror.
+        assert all(sum(r.margins) == 0 for r in reports[-1].results)
+        assert reports[0].expert_times and not reports[1].expert_times
+        text = tournament.table(reports, TINY_BUDGET_MS)
+        assert "expert vs greedy" in text and "median" in text
+
+    def test_it_is_deterministic(self) -> None:
+        runs = [
+            tournament.run([("expert", "random")], deals=2, jobs=1, seed=9, budget=0.2)
+            for _ in range(2)
+        ]
+        assert [r.margins for r in runs[0][0].results] == [r.margins for r in runs[1][0].results]
