@@ -234,6 +234,7 @@ BODY_OPS = {
     ("POST", GAME + "/moves"),
     ("POST", "/v1/legal-moves"),
     ("POST", "/v1/score"),
+    ("POST", "/v1/hint"),
 }
 #: Statuses that need the service in another state, proved elsewhere: 503 (Redis down)
 #: in test_faults.py, 429 (over a rate limit) by test_over_the_rate_limit below.
