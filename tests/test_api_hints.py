@@ -58,8 +58,13 @@ class TestGameHint:
 
 
 class TestPositionHint:
-    def test_it_takes_the_obvious_scopa(self, quick: FlaskClient) -> None:
-        """R5: 7D takes 3C and 4B and clears the table; nothing else comes close."""
+    def test_it_takes_the_obvious_scopa(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """R5: 7D takes 3C and 4B and clears the table; nothing else comes close. (With
+        the default budget: a tiny one lets the wall-clock cap, under a loaded machine,
+        stop the search after a world or two, where anything can look best.)"""
+        quick = make_app(REDIS_URL=redis_url).test_client()
         body = {
             "hand": ["7D", "2S", "10B"],
             "table": ["3C", "4B"],
