@@ -97,3 +97,24 @@ def test_a_bot_seat_has_no_token_to_steal(table: Table) -> None:
     assert created["seats"][1]["token"] is None
     response = table.client.get(table.url(), headers={"Authorization": "Bearer None"})
     assert response.status_code == 401
+
+
+def test_a_person_plays_a_whole_match_against_the_expert(
+    make_app: Callable[..., Flask], redis_url: str
+) -> None:
+    """Issue 4's 'done when': a match against an expert bot, played through the API."""
+    table = Table(make_app(REDIS_URL=redis_url, EXPERT_BUDGET_MS=2).test_client())
+    created = table.create(
+        seed=4, target=3, seats=[{"name": "Ana"}, {"name": "Esperto", "bot": "expert"}]
+    )
+    assert created["seats"][1]["bot"] == "expert"
+    rng = random.Random(4)
+    for _ in range(2000):
+        view = table.view(0)
+        if view["status"] == "finished":
+            break
+        move = rng.choice(table.legal_moves(0))
+        assert table.move(0, move["card"], move["capture"]).status_code == 200
+    assert view["status"] == "finished" and view["winner"] in (0, 1)
+    log = table.client.get(table.url("/events")).get_json()["events"]
+    assert any(e["type"] == "move" and e["seat"] == 1 for e in log)
