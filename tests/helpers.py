@@ -8,6 +8,8 @@ from typing import Any
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+from service.engine import Card, Match, Rules
+
 
 class Table:
     """Creates matches over HTTP and plays them as their seats would."""
@@ -77,3 +79,42 @@ class Table:
 def listed(codes: list[str]) -> list[str]:
     """Card codes in the order the API lists cards: by value, then suit D, C, S, B."""
     return sorted(codes, key=lambda code: (int(code[:-1]), "DCSB".index(code[-1])))
+
+
+def cards(text: str) -> list[Card]:
+    """``cards("2C 4C 6D")``: the cards of space-separated codes."""
+    return [Card.parse(code) for code in text.split()]
+
+
+def position(
+    hands: list[str],
+    table: str,
+    *,
+    variant: str = "scopa",
+    stock: str = "",
+    turn: int = 0,
+    rules: Rules | None = None,
+    target: int | None = None,
+) -> Match:
+    """A match whose current hand is set by hand: ``hands[seat]`` and ``table`` are codes;
+    the dealer is the last seat.
+
+    The match is made with a seed (its later hands are dealt reproducibly); the piles,
+    scopas and last capturer start empty."""
+    players = len(hands)
+    match, _ = Match.new(
+        variant=variant,
+        players=players,
+        rules=rules or Rules(),
+        target=target,
+        seed=0,
+        first_dealer=players - 1,
+    )
+    match.hands = [cards(hand) for hand in hands]
+    match.table = cards(table)
+    match.stock = cards(stock)
+    match.turn = turn
+    match.piles = [[] for _ in range(players)]
+    match.scopas = [0] * players
+    match.last_capturer = None
+    return match

@@ -37,45 +37,14 @@ from service.engine import (
     team_of_seats,
 )
 from service.engine.cards import sorted_cards
+from tests.helpers import cards, position
 
 SCOPA = get_variant("scopa")
 ALL_CODES = [f"{value}{suit}" for suit in "DCSB" for value in range(1, 11)]
 
 
-def cards(text: str) -> list[Card]:
-    """``cards("2C 4C 6D")``: the cards of space-separated codes."""
-    return [Card.parse(code) for code in text.split()]
-
-
 def code_set(items: Any) -> set[str]:
     return {str(card) for card in items}
-
-
-def position(
-    hands: list[str],
-    table: str,
-    *,
-    stock: str = "",
-    turn: int = 0,
-    rules: Rules | None = None,
-    target: int = 11,
-) -> Match:
-    """A match whose current hand is set by hand: ``hands[seat]`` and ``table`` are codes.
-
-    The match is made with a seed (its later hands are dealt reproducibly); the piles,
-    scopas and last capturer start empty."""
-    players = len(hands)
-    match, _ = Match.new(
-        players=players, rules=rules or Rules(), target=target, seed=0, first_dealer=players - 1
-    )
-    match.hands = [cards(hand) for hand in hands]
-    match.table = cards(table)
-    match.stock = cards(stock)
-    match.turn = turn
-    match.piles = [[] for _ in range(players)]
-    match.scopas = [0] * players
-    match.last_capturer = None
-    return match
 
 
 def move_event(events: list[dict[str, Any]]) -> dict[str, Any]:

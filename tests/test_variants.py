@@ -30,6 +30,8 @@ from service.engine import (
     get_variant,
     legal_moves_in,
 )
+from tests import helpers
+from tests.helpers import cards
 
 ALL = list(VARIANTS)
 SCOPONES = ["scopone", "scopone_scientifico"]
@@ -48,11 +50,6 @@ PLAYERS = {name: (4,) if name in SCOPONES else (2, 3, 4, 6) for name in ALL}
 #: R3: deals in a hand of the three-card variants, by player count.
 DEALS = {2: 6, 3: 4, 4: 3, 6: 2}
 TEAMS = {2: [0, 1], 3: [0, 1, 2], 4: [0, 1, 0, 1], 6: [0, 1, 0, 1, 0, 1]}
-
-
-def cards(text: str) -> list[Card]:
-    """``cards("2C 4C 6D")``: the cards of space-separated codes."""
-    return [Card.parse(code) for code in text.split()]
 
 
 def code_set(items: Any) -> set[str]:
@@ -84,30 +81,9 @@ def deck_with(front: str, table: str, players: int, variant: str) -> list[Card]:
     return hands + top + rest[players * hand_size - len(first) :]
 
 
-def position(
-    variant: str,
-    hands: list[str],
-    table: str,
-    *,
-    stock: str = "",
-    turn: int = 0,
-    rules: Rules | None = None,
-) -> Match:
-    """A match of ``variant`` whose current hand is set by hand: ``hands[seat]`` and
-    ``table`` are codes; the dealer is the last seat. Piles, scopas and the last capturer
-    start empty."""
-    players = len(hands)
-    match, _ = Match.new(
-        variant=variant, players=players, rules=rules, seed=0, first_dealer=players - 1
-    )
-    match.hands = [cards(hand) for hand in hands]
-    match.table = cards(table)
-    match.stock = cards(stock)
-    match.turn = turn
-    match.piles = [[] for _ in range(players)]
-    match.scopas = [0] * players
-    match.last_capturer = None
-    return match
+def position(variant: str, hands: list[str], table: str, **kwargs: Any) -> Match:
+    """helpers.position for ``variant``: the dealer is the last seat."""
+    return helpers.position(hands, table, variant=variant, **kwargs)
 
 
 def play_randomly_until(match: Match, rng: random.Random, stop: str) -> list[dict[str, Any]]:

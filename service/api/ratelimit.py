@@ -11,13 +11,13 @@ proxies that add ``X-Forwarded-For``, so the client's own address is the one cou
 
 from __future__ import annotations
 
-import hashlib
 import time
 
 import redis
 from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from ..games import hash_token
 from .problems import Problem
 
 WINDOW_SECONDS = 60
@@ -41,8 +41,7 @@ def install(app: Flask) -> None:
         per_token = current_app.config["RATE_LIMIT_PER_TOKEN"]
         token = request.headers.get("Authorization", "")
         if per_token and token:
-            digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-            checks.append((f"t:{digest}", per_token))
+            checks.append((f"t:{hash_token(token)[:32]}", per_token))
         if checks:
             _check(checks)
 
