@@ -7,6 +7,7 @@ value then suit letter, ``D`` coins, ``C`` cups, ``S`` swords, ``B`` clubs.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -37,6 +38,7 @@ from service.engine import (
     team_of_seats,
 )
 from service.engine.cards import sorted_cards
+from service.engine.rules import OPTIONS
 from tests.helpers import cards, position
 
 SCOPA = get_variant("scopa")
@@ -938,6 +940,23 @@ class TestMatchEnd:
 
 
 # --------------------------------------------------------------------------- R9 options
+
+
+class TestOptions:
+    """R9: every option is stored and shown, and comes back as it was set."""
+
+    def test_every_option_round_trips(self) -> None:
+        assert set(Rules().to_dict()) == {f.name for f in dataclasses.fields(Rules)}
+        assert set(Rules().to_dict()) == set(OPTIONS)
+        chosen = Rules(
+            re_bello=True,
+            napola=True,
+            napoleone=True,
+            forced_capture=ForcedCapture.ANY,
+            dealer_last_sweep=True,
+        )
+        assert Rules.from_dict(json.loads(json.dumps(chosen.to_dict()))) == chosen
+        assert Rules.from_dict(Rules().to_dict()) == Rules()
 
 
 class TestReBello:

@@ -20,6 +20,7 @@ from ..engine import (
 )
 from .blueprint import Blueprint
 from .problems import documents
+from .response_schema import ResponseSchema
 from .schemas import Cards, Integer, LegalMoveSchema, RulesSchema, SideScoreSchema, StrictSchema
 
 blp = Blueprint(
@@ -78,7 +79,7 @@ class PositionSchema(StrictSchema):
         _rules_fit(data)
 
 
-class MovesSchema(ma.Schema):
+class MovesSchema(ResponseSchema):
     moves = fields.List(
         fields.Nested(LegalMoveSchema), metadata={"description": "Every legal move."}
     )
@@ -119,7 +120,7 @@ class PilesSchema(StrictSchema):
             )
 
 
-class ScoreSchema(ma.Schema):
+class ScoreSchema(ResponseSchema):
     teams = fields.List(
         fields.Nested(SideScoreSchema),
         metadata={"description": "Each side's score, in the order of `piles`."},

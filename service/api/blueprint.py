@@ -39,6 +39,10 @@ class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = BodyParser()
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
+        if isinstance(schema, type):
+            # One instance for every request: webargs would build one per request from a
+            # class, which costs more than parsing a move.
+            schema = schema()
         parse = super().arguments(schema, location=location, **kwargs)
         if location != "json":
             return parse
@@ -52,3 +56,22 @@ class Blueprint(flask_smorest.Blueprint):
             return func
 
         return decorate
+
+    # flask-smorest's documenting decorators wrap the view in one more function each, that
+    # only calls it; an operation documenting ten answers ran ten such calls per request.
+    # These keep the documentation they record and drop the wrapper.
+
+    def alt_response(self, *args: Any, **kwargs: Any) -> Any:
+        return _documentation_only(super().alt_response(*args, **kwargs))
+
+    @staticmethod
+    def doc(**kwargs: Any) -> Any:
+        return _documentation_only(flask_smorest.Blueprint.doc(**kwargs))
+
+
+def _documentation_only(document: Any) -> Any:
+    def decorate(func: Any) -> Any:
+        func._apidoc = document(func)._apidoc  # noqa: SLF001 - flask-smorest's record
+        return func
+
+    return decorate

@@ -10,11 +10,12 @@ from flask.views import MethodView
 
 from .blueprint import Blueprint
 from .problems import documents
+from .response_schema import ResponseSchema
 
 blp = Blueprint("health", __name__, description="Probes for load balancers and orchestrators.")
 
 
-class StatusSchema(ma.Schema):
+class StatusSchema(ResponseSchema):
     status = ma.fields.String(metadata={"description": "`ok` or `ready`."})
 
 

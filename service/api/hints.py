@@ -23,6 +23,7 @@ from .analysis import _no_repeats, _rules_fit, _variant_field
 from .blueprint import Blueprint
 from .games import BAD_TOKEN, NOT_FOUND, SEAT_AUTH, load_game, seat_of, store
 from .problems import STORE_ERRORS, Problem, documents
+from .response_schema import ResponseSchema
 from .schemas import Cards, Integer, LegalMoveSchema, RulesSchema, StrictSchema
 
 blp = Blueprint(
@@ -34,7 +35,7 @@ blp = Blueprint(
 )
 
 
-class HintSchema(ma.Schema):
+class HintSchema(ResponseSchema):
     seat = Integer(metadata={"description": "The seat the hint is for."})
     move = fields.Nested(LegalMoveSchema, metadata={"description": "The move to play."})
     value = fields.Float(

@@ -31,6 +31,7 @@ from ..engine import (
 )
 from ..store import GameNotFoundError, VersionConflictError
 from .observability import REDIS_ERRORS
+from .response_schema import ResponseSchema
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
@@ -98,7 +99,7 @@ PROBLEM_TYPES: dict[str, tuple[str, str]] = {
 }
 
 
-class ProblemSchema(ma.Schema):
+class ProblemSchema(ResponseSchema):
     """An RFC 9457 problem details object."""
 
     type = ma.fields.String(

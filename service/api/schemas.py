@@ -16,6 +16,7 @@ from ..bots import BOT_LEVELS
 from ..engine import DECK, VARIANTS
 from ..engine.match import MAX_TARGET, MIN_TARGET
 from ..engine.rules import OPTIONS, Option
+from .response_schema import ResponseSchema
 
 CARD_CODES = [card.code for card in DECK]
 EVENT_TYPES = [
@@ -190,7 +191,7 @@ class MoveRequestSchema(StrictSchema):
 # -- responses -------------------------------------------------------------------------------
 
 
-class SeatViewSchema(ma.Schema):
+class SeatViewSchema(ResponseSchema):
     seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
     name = fields.String()
     bot = fields.String(
@@ -206,13 +207,13 @@ class SeatViewSchema(ma.Schema):
     scopas = Integer(metadata={"description": "Scopas this seat made in the current hand."})
 
 
-class TeamViewSchema(ma.Schema):
+class TeamViewSchema(ResponseSchema):
     team = Integer()
     seats = fields.List(Integer(), metadata={"description": "The seats of this side."})
     score = Integer(metadata={"description": "Match points so far."})
 
 
-class PlayedMoveSchema(ma.Schema):
+class PlayedMoveSchema(ResponseSchema):
     seat = Integer()
     card = Card()
     capture = Cards("The table cards taken; empty when the card was laid.")
@@ -223,7 +224,7 @@ class RulesViewSchema(RulesSchema):
     pass
 
 
-class GameViewSchema(ma.Schema):
+class GameViewSchema(ResponseSchema):
     """A game as one viewer may see it: a seat sees its own hand, nobody sees another
     seat's hand or the stock."""
 
@@ -261,13 +262,13 @@ class GameViewSchema(ma.Schema):
     )
 
 
-class LegalMoveSchema(ma.Schema):
+class LegalMoveSchema(ResponseSchema):
     card = Card()
     capture = Cards("The table cards this move takes; empty when the card is laid.")
     sweep = Boolean(metadata={"description": "The move clears the table."})
 
 
-class SeatMovesSchema(ma.Schema):
+class SeatMovesSchema(ResponseSchema):
     seat = Integer()
     moves = fields.List(
         fields.Nested(LegalMoveSchema),
@@ -275,7 +276,7 @@ class SeatMovesSchema(ma.Schema):
     )
 
 
-class PointsSchema(ma.Schema):
+class PointsSchema(ResponseSchema):
     cards = Integer(metadata={"description": "1 for most cards (a tie: nobody)."})
     coins = Integer(metadata={"description": "1 for most coins (a tie: nobody)."})
     settebello = Integer(metadata={"description": "1 for the 7 of coins."})
@@ -285,7 +286,7 @@ class PointsSchema(ma.Schema):
     napola = Integer(metadata={"description": "Option napola: the run of coins from the ace."})
 
 
-class SideScoreSchema(ma.Schema):
+class SideScoreSchema(ResponseSchema):
     team = Integer()
     captured = Cards("Every card the side took this hand.")
     cards = Integer(metadata={"description": "How many cards it took."})
@@ -300,7 +301,7 @@ class SideScoreSchema(ma.Schema):
     total = Integer(metadata={"description": "Points this hand."})
 
 
-class HandScoreSchema(ma.Schema):
+class HandScoreSchema(ResponseSchema):
     hand = Integer(metadata={"description": "The hand number, from 1."})
     teams = fields.List(fields.Nested(SideScoreSchema))
     scores = fields.List(
@@ -308,25 +309,25 @@ class HandScoreSchema(ma.Schema):
     )
 
 
-class HandListSchema(ma.Schema):
+class HandListSchema(ResponseSchema):
     hands = fields.List(
         fields.Nested(HandScoreSchema), metadata={"description": "Finished hands, in order."}
     )
 
 
-class EventSeatSchema(ma.Schema):
+class EventSeatSchema(ResponseSchema):
     seat = Integer()
     name = fields.String()
     team = Integer()
 
 
-class RemainderSchema(ma.Schema):
+class RemainderSchema(ResponseSchema):
     seat = Integer(allow_none=True, metadata={"description": "The last seat to capture."})
     team = Integer(allow_none=True)
     cards = Cards("The cards left on the table, now that side's (R6).")
 
 
-class EventSchema(ma.Schema):
+class EventSchema(ResponseSchema):
     """One thing that happened. Which fields are present depends on `type`:
     `match_started` (variant, seats, target, rules, seeded, dealer); `redeal` (hand,
     dealer, table, reason); `deal` (hand, dealer, cards_each, table, stock_count, and
@@ -359,7 +360,7 @@ class EventSchema(ma.Schema):
     scores = fields.List(Integer())
 
 
-class CreatedSeatSchema(ma.Schema):
+class CreatedSeatSchema(ResponseSchema):
     seat = Integer()
     name = fields.String()
     team = Integer()
@@ -377,7 +378,7 @@ class CreatedSeatSchema(ma.Schema):
     )
 
 
-class GameCreatedSchema(ma.Schema):
+class GameCreatedSchema(ResponseSchema):
     id = fields.String()
     version = Integer()
     seats = fields.List(fields.Nested(CreatedSeatSchema))
@@ -388,7 +389,7 @@ class GameCreatedSchema(ma.Schema):
     state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
 
 
-class MoveResultSchema(ma.Schema):
+class MoveResultSchema(ResponseSchema):
     move = fields.Nested(PlayedMoveSchema)
     events = fields.List(
         fields.Nested(EventSchema),
@@ -400,7 +401,7 @@ class MoveResultSchema(ma.Schema):
     state = fields.Nested(GameViewSchema, metadata={"description": "Your view after the move."})
 
 
-class BotMovesSchema(ma.Schema):
+class BotMovesSchema(ResponseSchema):
     events = fields.List(
         fields.Nested(EventSchema),
         metadata={"description": "The computer players' moves and what followed them."},
@@ -408,7 +409,7 @@ class BotMovesSchema(ma.Schema):
     state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
 
 
-class EventLogSchema(ma.Schema):
+class EventLogSchema(ResponseSchema):
     id = fields.String()
     version = Integer()
     events = fields.List(fields.Nested(EventSchema))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import marshmallow as ma
 from flask.views import MethodView
 from marshmallow import fields
 
@@ -13,11 +12,12 @@ from ..engine.match import MAX_TARGET, MIN_TARGET
 from ..engine.rules import OPTIONS
 from .blueprint import Blueprint
 from .problems import documents
+from .response_schema import ResponseSchema
 
 blp = Blueprint("variants", __name__, url_prefix="/v1", description="The games the service plays.")
 
 
-class OptionSchema(ma.Schema):
+class OptionSchema(ResponseSchema):
     name = fields.String(metadata={"description": "The key to use in `rules`."})
     type = fields.String(
         metadata={"description": "`boolean` or `string`.", "enum": ["boolean", "string"]}
@@ -29,7 +29,7 @@ class OptionSchema(ma.Schema):
     description = fields.String()
 
 
-class VariantSchema(ma.Schema):
+class VariantSchema(ResponseSchema):
     name = fields.String(metadata={"description": "The `variant` value of `POST /v1/games`."})
     title = fields.String()
     description = fields.String(metadata={"description": "A paragraph on how it is played."})
@@ -43,7 +43,7 @@ class VariantSchema(ma.Schema):
     deal = fields.String(metadata={"description": "How a `deck` given at creation is dealt."})
 
 
-class VariantListSchema(ma.Schema):
+class VariantListSchema(ResponseSchema):
     variants = fields.List(fields.Nested(VariantSchema))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -73,9 +73,14 @@ class Rules:
     dealer_last_sweep: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["forced_capture"] = self.forced_capture.value
-        return data
+        # By hand, not dataclasses.asdict (which deep-copies): this runs on every request.
+        return {
+            "re_bello": self.re_bello,
+            "napola": self.napola,
+            "napoleone": self.napoleone,
+            "forced_capture": self.forced_capture.value,
+            "dealer_last_sweep": self.dealer_last_sweep,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> Rules:

@@ -20,9 +20,7 @@ from .variants import Variant
 
 def match_view(match: Match, viewer: int | None) -> dict[str, Any]:
     """The state of ``match`` as ``viewer`` may see it."""
-    counts = [0] * match.players
-    for seat, pile in enumerate(match.piles):
-        counts[seat] = len(pile)
+    hand = match.hand  # counts come from the card masks: no card is listed but to be shown
     view: dict[str, Any] = {
         "variant": match.variant.name,
         "status": match.status,
@@ -33,16 +31,16 @@ def match_view(match: Match, viewer: int | None) -> dict[str, Any]:
         "dealer": match.dealer,
         "turn": match.turn,
         "table": codes(match.table),
-        "stock_count": len(match.stock),
+        "stock_count": len(hand.stock),
         "you": viewer,
         "seats": [
             {
                 "seat": seat,
                 "name": name,
                 "team": match.teams[seat],
-                "hand_count": len(match.hands[seat]),
-                "captured_count": counts[seat],
-                "scopas": match.scopas[seat],
+                "hand_count": hand.hands[seat].bit_count(),
+                "captured_count": hand.piles[seat].bit_count(),
+                "scopas": hand.scopas[seat],
             }
             for seat, name in enumerate(match.names)
         ],

@@ -1,0 +1,106 @@
+"""The base of every response schema: marshmallow's, with a dump that runs a plan
+compiled once from the schema's fields.
+
+A response is dumped through its schema so that only the fields the contract declares
+ever leave the service (a key a view adds by mistake is dropped, not sent). marshmallow's
+own dump does that by calling a few methods per field of every object: for a move's
+answer (the move, its events, the whole view) that was about a tenth of the request's
+CPU time. The plan does the same walk with one closure per field, built from the same
+fields; it knows the field types the API's schemas use, and any other type is refused
+when the plan is compiled (the first dump), not guessed at.
+
+tests/test_api_responses.py checks, for every response of whole matches of every variant
+and of every other endpoint, that this dump equals marshmallow's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields
+from marshmallow.decorators import POST_DUMP, PRE_DUMP
+
+Dumper = Callable[[Any], Any]
+_MISSING = object()
+
+
+def _convert(kind: type) -> Dumper:
+    """A scalar as marshmallow dumps it: converted only when it is not of the type yet."""
+
+    def convert(value: Any) -> Any:
+        return value if value is None or type(value) is kind else kind(value)
+
+    return convert
+
+
+def field_dumper(field: fields.Field) -> Dumper | None:
+    """How ``field`` dumps a (present) value; None when it passes the value as it is."""
+    if isinstance(field, fields.Nested):
+        nested = schema_dumper(field.schema)
+        if field.many:
+            return lambda value: None if value is None else [nested(v) for v in value]
+        return lambda value: None if value is None else nested(value)
+    if isinstance(field, fields.List):
+        inner = field_dumper(field.inner)
+        if inner is None:
+            return lambda value: None if value is None else list(value)
+        return lambda value: None if value is None else [inner(v) for v in value]
+    if isinstance(field, fields.Dict):
+        if field.key_field is not None and not isinstance(field.key_field, fields.String):
+            raise TypeError(f"{field!r}: only string keys are planned")
+        values = field_dumper(field.value_field) if field.value_field is not None else None
+        return lambda value: (
+            None
+            if value is None
+            else {str(k): v if values is None else values(v) for k, v in value.items()}
+        )
+    if isinstance(field, fields.Boolean):
+        return lambda value: None if value is None else bool(value)
+    if isinstance(field, fields.Integer) and not field.as_string:
+        return _convert(int)
+    if isinstance(field, fields.Float) and not field.as_string:
+        return _convert(float)
+    if isinstance(field, fields.String):
+        return _convert(str)
+    if type(field) in (fields.Raw, fields.Field):
+        return None
+    raise TypeError(f"{field!r}: no dump plan for this field type")
+
+
+def schema_dumper(schema: ma.Schema) -> Dumper:
+    """The plan of ``schema``: (key, attribute, dumper) for each field it dumps."""
+    if schema._hooks[PRE_DUMP] or schema._hooks[POST_DUMP]:  # noqa: SLF001
+        raise TypeError(f"{schema!r}: dump hooks are not planned")
+    plan = []
+    for name, field in schema.dump_fields.items():
+        attribute = field.attribute or name
+        if "." in attribute or field.dump_default is not ma.missing:
+            raise TypeError(f"{schema!r}.{name}: dotted attributes, dump defaults: not planned")
+        plan.append((field.data_key or name, attribute, field_dumper(field)))
+
+    def dump(obj: Any) -> dict[str, Any]:
+        get = obj.get if isinstance(obj, Mapping) else lambda a, d: getattr(obj, a, d)
+        out = {}
+        for key, attribute, dumper in plan:
+            value = get(attribute, _MISSING)
+            if value is not _MISSING:
+                out[key] = value if dumper is None else dumper(value)
+        return out
+
+    return dump
+
+
+class ResponseSchema(ma.Schema):
+    """A schema of what the API answers; ``dump`` runs the compiled plan."""
+
+    _plan: Dumper | None = None
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = schema_dumper(self)
+        if self.many if many is None else many:
+            return [plan(o) for o in obj]
+        return plan(obj)

@@ -1,0 +1,116 @@
+"""Responses are dumped by a plan compiled from their schemas (service/api/response_schema.py):
+it must give exactly what marshmallow's own dump gives, for every response the API sends,
+and must drop what a schema does not declare."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import marshmallow as ma
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from marshmallow import fields
+
+from service.api.response_schema import ResponseSchema
+from service.api.schemas import GameViewSchema
+from service.engine import VARIANTS
+
+from .helpers import Table
+
+
+@pytest.fixture
+def dumped(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
+    """Every ResponseSchema dump is compared with marshmallow's; counts dumps by schema."""
+    seen: dict[str, int] = {}
+    planned = ResponseSchema.dump
+
+    def both(self: ResponseSchema, obj: Any, *, many: bool | None = None) -> Any:
+        fast = planned(self, obj, many=many)
+        assert fast == ma.Schema.dump(self, obj, many=many), type(self).__name__
+        seen[type(self).__name__] = seen.get(type(self).__name__, 0) + 1
+        return fast
+
+    monkeypatch.setattr(ResponseSchema, "dump", both)
+    yield seen
+
+
+def success_schemas(app: Flask) -> set[str]:
+    """The schema of every documented success response of the API's operations."""
+    names = set()
+    for view in app.view_functions.values():
+        view_class = getattr(view, "view_class", None)
+        for method in ("get", "post") if view_class else ():
+            doc = getattr(getattr(view_class, method, None), "_apidoc", {})
+            responses = doc.get("response", {}).get("responses", {})
+            for status in doc.get("success_status_codes", []):
+                for response in responses.get(status, []):
+                    names.add(type(response["schema"]).__name__)
+    return names
+
+
+def play_every_endpoint(client: FlaskClient, variant: str, rng: random.Random) -> None:
+    table = Table(client)
+    players = 4 if variant.startswith("scopone") else 2
+    seats = [{"name": f"P{i}"} for i in range(players)]
+    seats[-1]["bot"] = "greedy"  # its moves come back as events
+    created = table.create(variant=variant, seats=seats, seed=rng.randrange(1000))
+    turn = created["state"]["turn"]
+    assert client.get(table.url("/hint"), headers=table.auth(turn)).status_code == 200
+    table.play_to_end(rng)
+    table.view()
+    table.view(0)
+    for seat in (None, 0):
+        headers = table.auth(seat) if seat is not None else {}
+        assert client.get(table.url("/events"), headers=headers).status_code == 200
+    assert client.get(table.url("/legal-moves"), headers=table.auth(0)).status_code == 200
+    assert client.get(table.url("/hands")).status_code == 200
+    assert client.get(table.url("/hands/1")).status_code == 200
+
+
+def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
+    app: Flask,
+    client: FlaskClient,
+    make_app: Callable[..., Flask],
+    redis_url: str,
+    dumped: dict[str, int],
+) -> None:
+    rng = random.Random(5)
+    for variant in VARIANTS:
+        play_every_endpoint(client, variant, rng)
+    # Computer players that stop at once, so that they are left to be asked to go on.
+    hasty = make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=0.0).test_client()
+    bots = [{"name": "A", "bot": "random"}, {"name": "B", "bot": "greedy"}]
+    created = hasty.post("/v1/games", json={"seed": 3, "seats": bots})
+    assert created.status_code == 201
+    assert hasty.post(f"/v1/games/{created.get_json()['id']}/bots").status_code == 200
+    position = {"hand": ["7D", "3C", "10B"], "table": ["4S", "7C"]}
+    requests = [
+        client.get("/v1/variants"),
+        client.get("/healthz"),
+        client.get("/readyz"),
+        client.post("/v1/legal-moves", json=position),
+        client.post("/v1/hint", json={**position, "piles": [["1C", "1B"], []]}),
+        client.post("/v1/score", json={"piles": [["7D", "1D"], ["2C"]]}),
+    ]
+    for response in requests:
+        assert response.status_code == 200, response.get_json()
+    assert set(dumped) >= success_schemas(app)
+
+
+def test_a_field_the_schema_does_not_declare_is_not_sent() -> None:
+    view = {"id": "g", "turn": 0, "hand": ["7D"], "stock": ["1C"], "hands": {"1": ["2S"]}}
+    assert GameViewSchema().dump(view) == {"id": "g", "turn": 0, "hand": ["7D"]}
+
+
+def test_a_field_type_without_a_plan_is_refused_not_guessed() -> None:
+    class Odd(ResponseSchema):
+        computed = fields.Method("compute")
+
+        def compute(self, obj: Any) -> int:
+            return 1
+
+    with pytest.raises(TypeError, match="no dump plan"):
+        Odd().dump({})
