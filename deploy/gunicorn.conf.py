@@ -32,13 +32,9 @@ preload_app = False
 # would share.  Nothing here uses it.  (Older gunicorns ignore this unknown setting.)
 control_socket_disable = True
 
-# Access log: one JSON object per request, with the X-Request-ID the app answered with.
-# (No query string and no user agent: nothing a client sends is copied into the log.)
-access_log_format = (
-    '{"time": "%(t)s", "remote": "%(h)s", "method": "%(m)s", "path": "%(U)s", '
-    '"status": %(s)s, "bytes": "%(B)s", "duration_ms": %(M)s, '
-    '"request_id": "%({x-request-id}o)s"}'
-)
+# Access log: one JSON object per request, with the X-Request-ID the app answered with
+# (see AccessLogger: no query string and no user agent, nothing a client sends but the path).
+logger_class = "service.api.observability.AccessLogger"
 
 # Gunicorn's own log lines as JSON too, in the app's format.
 logconfig_dict = {

@@ -6,6 +6,8 @@ from typing import Any
 
 import redis
 from flask import Flask, Response, request
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 from . import config as settings
 from .api import analysis, floor, games, health, hints, observability, ratelimit, variants
@@ -61,14 +63,18 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     app.json.sort_keys = False  # type: ignore[attr-defined]
 
-    client = redis.Redis.from_url(
+    pool = redis.ConnectionPool.from_url(
         app.config["REDIS_URL"],
         socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         health_check_interval=30,
         decode_responses=True,
+        # A command that fails on a broken connection (Redis restarted, an idle
+        # connection dropped) reconnects and goes again, twice at most, then the
+        # request is answered 503 with Retry-After.
+        retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.1), 2),
     )
-    app.extensions["scopa_store"] = GameStore(client, app.config["GAME_TTL_SECONDS"])
+    app.extensions["scopa_store"] = GameStore(pool, app.config["GAME_TTL_SECONDS"])
 
     if app.config.get("LOADTEST_FLOOR"):
         app.register_blueprint(floor.blp)  # outside the API and its spec: benchmarks only

@@ -82,7 +82,7 @@ def make_app() -> Iterator[Callable[..., Flask]]:
 
     yield make
     for app in apps:
-        app.extensions["scopa_store"].redis.close()
+        app.extensions["scopa_store"].close()
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 
 import pytest
@@ -12,6 +13,7 @@ from flask.testing import FlaskClient
 
 from service.api.observability import JsonFormatter
 from tests.helpers import Table
+from tests.live import LiveService
 
 
 class TestRequestIds:
@@ -38,6 +40,24 @@ def test_log_lines_are_json_with_the_request_id() -> None:
     line = json.loads(JsonFormatter().format(record))
     assert line["message"] == "store down" and line["request_id"] == "r1"
     assert line["level"] == "warning" and line["logger"] == "service.x"
+
+
+def test_the_access_log_is_json_whatever_the_path(live_service: LiveService) -> None:
+    path = '/v1/games/a%5C%22b%0A"c'  # a backslash, a quote, a newline, a bare quote
+    url = live_service.url + path
+    response = live_service.session.get(url, headers={"X-Request-ID": "access-log-1"})
+    assert response.status_code == 404
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        found = [line for line in live_service.log_text().splitlines() if "access-log-1" in line]
+        if found:
+            break
+        time.sleep(0.05)
+    assert len(found) == 1
+    line = json.loads(found[0])
+    assert line["request_id"] == "access-log-1" and line["status"] == 404
+    assert line["path"] == '/v1/games/a\\"b\n"c' and line["method"] == "GET"
+    assert line["bytes"] > 0 and line["duration_ms"] >= 0
 
 
 def test_metrics_count_requests_moves_and_matches(client: FlaskClient) -> None:

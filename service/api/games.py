@@ -291,7 +291,7 @@ class Moves(MethodView):
         seat = seat_of(game, required=True)
         assert seat is not None
         key = idempotency.idempotency_key()
-        fingerprint = idempotency.fingerprint(body)
+        fingerprint = idempotency.fingerprint(body) if key is not None else ""
         record_key = ""
         if key is not None:
             record_key = record_key_for(game_id, idempotency.record_name(f"seat{seat}", key))

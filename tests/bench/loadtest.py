@@ -2,23 +2,28 @@
 
 It starts a private Redis and gunicorn as deployed (deploy/gunicorn.conf.py), on
 127.0.0.1 only, with the floor endpoint mounted (LOADTEST_FLOOR=1, see
-service/api/floor.py) and rate limits off. Then, for a fixed time each, N simulated
-players send requests over keep-alive connections:
+service/api/floor.py) and rate limits off. Then N simulated players send requests over
+keep-alive connections, each as soon as the last was answered, for a fixed time of each
+kind (the two kinds take turns, a few times each):
 
 - floor: each player posts to the floor endpoint (one Redis GET and one SET, no game);
 - moves: each player plays whole 2-player matches, one ``POST /v1/games/{id}/moves`` a
-  request. It knows each match's cards because it created the match with a ``deck`` and
-  a ``seed`` and mirrors it with the engine, so every request is a move (no polling).
+  request. It prepared its matches with the engine before the clock started (a ``deck``
+  and a ``seed`` make them known), so every request is a legal move, and the players
+  spend the clock sending, not computing.
 
-It prints requests per second, latency median, p95 and p99, and errors for both, the
-ratio of the two throughputs, and Redis memory per running and per finished match.
-Every loop is bounded in count and in time; nothing leaves the machine.
+It prints requests per second, latency median, p95 and p99, errors, and CPU time per
+request of the service's workers, Redis and the clients, for both; the ratio of the two
+throughputs; and Redis memory per running and per finished match. Every loop is bounded
+in count and in time; nothing leaves the machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -40,6 +45,10 @@ MAX_REQUESTS_PER_PLAYER = 200_000  # a bound, far above what the time allows
 #: Distinct matches each player prepares before the clock starts; it plays them in turn,
 #: each time as a new game (a new id, new tokens), so that sending costs it nothing but I/O.
 MATCHES_PER_PLAYER = 4
+#: Matches are created before the clock for this many moves a second per player (a bound
+#: above what 2 cores serve).
+MOVES_PER_SECOND_BOUND = 100
+MOVES_PER_MATCH = 36  # 2-player scopa: 40 cards, 4 of them dealt to the table
 CONNECT_TIMEOUT = REPLY_TIMEOUT = 10.0
 
 
@@ -145,72 +154,85 @@ def prepare(rng: random.Random) -> Script:
     return Script(json.dumps(body).encode(), moves)
 
 
-def _floor_player(port: int, index: int, start: Any, seconds: float, tally: Tally) -> None:
-    conn = Connection(port)
-    path = f"/_loadtest/floor/p{index}"
-    start.wait()
-    deadline = time.monotonic() + seconds
-    cpu = time.thread_time()
-    for n in range(MAX_REQUESTS_PER_PLAYER):
-        if time.monotonic() >= deadline:
-            break
-        body = b'{"n": %d}' % n
-        started = time.perf_counter()
-        try:
-            status, _ = conn.request("POST", path, body)
-        except (OSError, HttpError) as exc:
-            tally.error(type(exc).__name__)
-            continue
-        tally.latencies.append(time.perf_counter() - started)
-        if status != 200:
-            tally.error(str(status))
-    conn.close()
-    tally.cpu_seconds = time.thread_time() - cpu
+@dataclass
+class Game:
+    """A match created from a script, ready to be played."""
+
+    path: str
+    auth: list[str]
+    moves: list[tuple[int, bytes]]
 
 
-def _move_player(port: int, index: int, start: Any, seconds: float, tally: Tally) -> None:
-    rng = random.Random(index)
-    scripts = [prepare(rng) for _ in range(MATCHES_PER_PLAYER)]
-    conn = Connection(port)
-    start.wait()
+def create(conn: Connection, script: Script) -> Game:
+    status, raw = conn.request("POST", "/v1/games", script.create)
+    if status != 201:
+        raise HttpError(f"creating a match: {status} {raw[:200]!r}")
+    created = json.loads(raw)
+    auth = [f"Authorization: Bearer {s['token']}\r\n" for s in created["seats"]]
+    return Game(f"/v1/games/{created['id']}/moves", auth, script.moves)
+
+
+def _timed(
+    conn: Connection,
+    start: Any,
+    seconds: float,
+    tally: Tally,
+    requests: Any,
+) -> None:
+    """Wait for ``start``, then send what ``requests`` yields, (method, path, body,
+    headers, expected status) each, until the time is up; one latency per answer."""
+    start.wait(timeout=300)
     deadline = time.monotonic() + seconds
     cpu = time.thread_time()
     try:
-        _play_scripts(conn, scripts, deadline, tally)
+        for _, (method, path, body, headers, expected) in zip(
+            range(MAX_REQUESTS_PER_PLAYER), requests, strict=False
+        ):
+            if time.monotonic() >= deadline:
+                break
+            started = time.perf_counter()
+            try:
+                status, _ = conn.request(method, path, body, headers)
+            except (OSError, HttpError) as exc:
+                tally.error(type(exc).__name__)
+                continue
+            tally.latencies.append(time.perf_counter() - started)
+            if status != expected:
+                tally.error(str(status))
     finally:
         conn.close()
         tally.cpu_seconds = time.thread_time() - cpu
 
 
-def _play_scripts(conn: Connection, scripts: list[Script], deadline: float, tally: Tally) -> None:
-    sent = 0
-    for number in range(MAX_REQUESTS_PER_PLAYER):
-        script = scripts[number % len(scripts)]
-        try:
-            status, raw = conn.request("POST", "/v1/games", script.create)
-        except (OSError, HttpError) as exc:
-            tally.error(type(exc).__name__)
-            continue
-        if status != 201:
-            tally.error(f"create {status}")
-            continue
-        created = json.loads(raw)
-        path = f"/v1/games/{created['id']}/moves"
-        auth = [f"Authorization: Bearer {s['token']}\r\n" for s in created["seats"]]
-        for seat, body in script.moves:
-            if time.monotonic() >= deadline or sent >= MAX_REQUESTS_PER_PLAYER:
-                return
-            sent += 1
-            started = time.perf_counter()
-            try:
-                status, _ = conn.request("POST", path, body, auth[seat])
-            except (OSError, HttpError) as exc:
-                tally.error(type(exc).__name__)
-                break
-            tally.latencies.append(time.perf_counter() - started)
-            if status != 200:
-                tally.error(str(status))
-                break
+def _floor_player(port: int, index: int, start: Any, seconds: float, tally: Tally) -> None:
+    path = f"/_loadtest/floor/p{index}"
+    requests = (("POST", path, b'{"n": %d}' % n, "", 200) for n in itertools.count())
+    _timed(Connection(port), start, seconds, tally, requests)
+
+
+def _create_player(port: int, index: int, start: Any, seconds: float, tally: Tally) -> None:
+    requests = itertools.repeat(("POST", "/v1/games", b"{}", "", 201))
+    _timed(Connection(port), start, seconds, tally, requests)
+
+
+def _move_player(port: int, index: int, start: Any, seconds: float, tally: Tally) -> None:
+    """Plays matches created before the clock starts: enough for a fast service, and
+    more on the clock if it runs out (not timed, but their CPU counts)."""
+    rng = random.Random(index)
+    scripts = [prepare(rng) for _ in range(MATCHES_PER_PLAYER)]
+    conn = Connection(port)
+    count = max(2, math.ceil(seconds * MOVES_PER_SECOND_BOUND / MOVES_PER_MATCH))
+    games = [create(conn, scripts[i % len(scripts)]) for i in range(count)]
+
+    def moves() -> Any:
+        for number in itertools.count():
+            if number == len(games):
+                games.append(create(conn, scripts[number % len(scripts)]))
+            game = games[number]
+            for seat, body in game.moves:
+                yield "POST", game.path, body, game.auth[seat], 200
+
+    _timed(conn, start, seconds, tally, moves())
 
 
 def _client_process(
@@ -219,7 +241,7 @@ def _client_process(
     """One process of the load: ``count`` players as threads (the GIL caps what one
     process can send, so the players are spread over a few processes). Each player
     prepares, then waits for ``start``, when every process's players are ready."""
-    target = _floor_player if kind == "floor" else _move_player
+    target = {"floor": _floor_player, "moves": _move_player, "create": _create_player}[kind]
     tallies = [Tally() for _ in range(count)]
     threads = [
         threading.Thread(target=target, args=(port, first + i, start, seconds, tallies[i]))
@@ -260,6 +282,17 @@ def redis_cpu_seconds(client: redis.Redis) -> float:
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
+@dataclass
+class Phase:
+    """What one phase measured: every answered request's latency, and CPU seconds."""
+
+    seconds: float
+    latencies: list[float] = field(default_factory=list)
+    cpu: dict[str, float] = field(default_factory=dict)  # client, server, redis
+    errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+
+
 def run_phase(
     kind: str,
     service: LiveService,
@@ -267,12 +300,12 @@ def run_phase(
     players: int,
     processes: int,
     seconds: float,
-) -> dict[str, Any]:
+) -> Phase:
     """One phase: ``players`` over ``processes`` client processes for ``seconds``; its
     latencies, and the CPU time the clients, the service's workers and Redis spent."""
     port = service.port
     queue: Any = multiprocessing.Queue()
-    start: Any = multiprocessing.Barrier(players)
+    start: Any = multiprocessing.Barrier(players + 1)  # the players, and this process
     share = [players // processes + (1 if i < players % processes else 0) for i in range(processes)]
     procs = []
     first = 0
@@ -286,42 +319,52 @@ def run_phase(
         procs.append(proc)
         first += count
     workers = service.worker_pids()
+    start.wait(timeout=300)  # every player is ready (its matches created): the clock starts
     server_cpu, redis_cpu = cpu_seconds(workers), redis_cpu_seconds(store)
-    latencies: list[float] = []
-    client_cpu = 0.0
-    errors = 0
-    kinds: dict[str, int] = {}
-    for _ in procs:
+    phase = Phase(seconds, cpu={"client": 0.0})
+    for number in range(len(procs)):
         lat, cpu, err, err_kinds = queue.get(timeout=seconds + 120)
-        if not latencies:  # the first process is done: so is the clock
-            server_cpu = cpu_seconds(workers) - server_cpu
-            redis_cpu = redis_cpu_seconds(store) - redis_cpu
-        latencies += lat
-        client_cpu += cpu
-        errors += err
+        if number == 0:  # the first process is done: so is the clock
+            phase.cpu["server"] = cpu_seconds(workers) - server_cpu
+            phase.cpu["redis"] = redis_cpu_seconds(store) - redis_cpu
+        phase.latencies += lat
+        phase.cpu["client"] += cpu
+        phase.errors += err
         for k, v in err_kinds.items():
-            kinds[k] = kinds.get(k, 0) + v
+            phase.error_kinds[k] = phase.error_kinds.get(k, 0) + v
     for proc in procs:
         proc.join(timeout=30)
-    latencies.sort()
+    return phase
 
-    def pct(p: float) -> float:
-        return 1000 * latencies[min(len(latencies) - 1, int(p * len(latencies)))]
 
+def summary(kind: str, phases: list[Phase]) -> dict[str, Any]:
+    """The phases of one kind together: requests per second, latency percentiles, errors,
+    and CPU milliseconds per request (for moves, the creations' CPU is counted in)."""
+    latencies = sorted(x for p in phases for x in p.latencies)
+    seconds = sum(p.seconds for p in phases)
+    count = max(1, len(latencies))
+
+    def pct(q: float) -> float:
+        if not latencies:
+            return float("nan")
+        return 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+
+    kinds: dict[str, int] = {}
+    for p in phases:
+        for k, v in p.error_kinds.items():
+            kinds[k] = kinds.get(k, 0) + v
     return {
         "kind": kind,
         "requests": len(latencies),
         "per_second": len(latencies) / seconds,
         "p50": 1000 * statistics.median(latencies) if latencies else float("nan"),
-        "p95": pct(0.95) if latencies else float("nan"),
-        "p99": pct(0.99) if latencies else float("nan"),
-        "errors": errors,
+        "p95": pct(0.95),
+        "p99": pct(0.99),
+        "errors": sum(p.errors for p in phases),
         "error_kinds": kinds,
-        # CPU milliseconds per request (answered or not: creations count for moves)
         "cpu": {
-            "client": 1000 * client_cpu / max(1, len(latencies)),
-            "server": 1000 * server_cpu / max(1, len(latencies)),
-            "redis": 1000 * redis_cpu / max(1, len(latencies)),
+            name: 1000 * sum(p.cpu[name] for p in phases) / count
+            for name in ("client", "server", "redis")
         },
     }
 
@@ -372,12 +415,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="turns each kind takes, SECONDS in all"
+    )
     parser.add_argument("--processes", type=int, default=4, help="client processes")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
     args = parser.parse_args(argv)
-    if not 1 <= args.players <= 256 or not 1 <= args.seconds <= 300:
-        parser.error("--players 1-256 and --seconds 1-300")
+    if not 1 <= args.players <= 256 or not 1 <= args.seconds <= 300 or not 1 <= args.rounds <= 20:
+        parser.error("--players 1-256, --seconds 1-300 and --rounds 1-20")
 
     with RedisServer() as server:
         env = {
@@ -390,16 +436,37 @@ def main(argv: list[str] | None = None) -> int:
         with LiveService(server.url, **env) as service:
             print(
                 f"load: {args.players} players in {args.processes} client processes, "
-                f"{args.seconds:g} s a phase; gunicorn {args.workers} workers x "
-                f"{args.threads} threads; Redis {server.url}; loopback only",
+                f"{args.seconds:g} s of each kind in {args.rounds} turns; gunicorn "
+                f"{args.workers} workers x {args.threads} threads; Redis {server.url}; "
+                "loopback only",
                 flush=True,
             )
             store = redis.Redis.from_url(server.url)
             run_phase("floor", service, store, args.players, args.processes, 2.0)  # warm-up
-            results = [
-                run_phase(kind, service, store, args.players, args.processes, args.seconds)
-                for kind in ("floor", "moves")
-            ]
+            # The kinds take turns, so that both see the machine as it is (a shared
+            # machine's speed drifts over a minute; the ratio should not).
+            phases: dict[str, list[Phase]] = {"floor": [], "moves": []}
+            for _ in range(args.rounds):
+                for kind, done in phases.items():
+                    done.append(
+                        run_phase(
+                            kind,
+                            service,
+                            store,
+                            args.players,
+                            args.processes,
+                            args.seconds / args.rounds,
+                        )
+                    )
+            results = [summary(kind, done) for kind, done in phases.items()]
+            # Creating matches, apart (the moves phase creates its matches before its clock).
+            slice_ = args.seconds / args.rounds
+            results.append(
+                summary(
+                    "create",
+                    [run_phase("create", service, store, args.players, args.processes, slice_)],
+                )
+            )
             memory = match_memory(service.url, server.url)
             problems = service.server_errors()
     print(
@@ -414,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{'':20}{cpu['server']:6.3f} {cpu['redis']:6.3f} {cpu['client']:8.3f}"
             + (f"  {r['error_kinds']}" if r["errors"] else "")
         )
-    floor, moves = results
+    floor, moves = results[:2]
     print(f"moves / floor throughput: {moves['per_second'] / floor['per_second']:.0%}")
     print(
         f"Redis memory per match: running (6 moves in) {memory['running']:.0f} B, "
