@@ -21,6 +21,7 @@ in count and in time; nothing leaves the machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import math
@@ -33,6 +34,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -270,7 +272,7 @@ def cpu_seconds(pids: list[int]) -> float:
     total = 0
     for pid in pids:
         try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         total += int(fields[11]) + int(fields[12])  # utime, stime
@@ -374,8 +376,11 @@ def match_memory(service_url: str, redis_url: str) -> dict[str, float]:
     USAGE of its hash and its event list, averaged over several matches."""
     import requests
 
-    session = requests.Session()
-    client = redis.Redis.from_url(redis_url)
+    with requests.Session() as session, redis.Redis.from_url(redis_url) as client:
+        return _match_memory(session, client, service_url)
+
+
+def _match_memory(session: Any, client: redis.Redis, service_url: str) -> dict[str, float]:
 
     def usage(game_id: str) -> int:
         total = 0
@@ -425,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= args.players <= 256 or not 1 <= args.seconds <= 300 or not 1 <= args.rounds <= 20:
         parser.error("--players 1-256, --seconds 1-300 and --rounds 1-20")
 
-    with RedisServer() as server:
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(RedisServer())
         env = {
             "LOADTEST_FLOOR": "1",
             "WEB_CONCURRENCY": str(args.workers),
@@ -441,26 +447,19 @@ def main(argv: list[str] | None = None) -> int:
                 "loopback only",
                 flush=True,
             )
-            store = redis.Redis.from_url(server.url)
-            run_phase("floor", service, store, args.players, args.processes, 2.0)  # warm-up
+            store = stack.enter_context(redis.Redis.from_url(server.url))
+            slice_ = args.seconds / args.rounds
+            run_phase("floor", service, store, args.players, args.processes, min(2.0, slice_))
             # The kinds take turns, so that both see the machine as it is (a shared
             # machine's speed drifts over a minute; the ratio should not).
             phases: dict[str, list[Phase]] = {"floor": [], "moves": []}
             for _ in range(args.rounds):
                 for kind, done in phases.items():
                     done.append(
-                        run_phase(
-                            kind,
-                            service,
-                            store,
-                            args.players,
-                            args.processes,
-                            args.seconds / args.rounds,
-                        )
+                        run_phase(kind, service, store, args.players, args.processes, slice_)
                     )
             results = [summary(kind, done) for kind, done in phases.items()]
             # Creating matches, apart (the moves phase creates its matches before its clock).
-            slice_ = args.seconds / args.rounds
             results.append(
                 summary(
                     "create",
