@@ -52,8 +52,10 @@ def live_service(redis_server: RedisServer | ExternalRedis) -> Iterator[LiveServ
     while they do)."""
     with LiveService(redis_server.url) as service:
         yield service
-        # Whatever its tests checked, it never failed: no 5xx, no error in its log.
+        # Whatever its tests checked, it never failed: no 5xx, no error in its log; and
+        # its log never named a card.
         assert not service.server_errors(), "\n".join(service.server_errors()[:20])
+        assert not service.card_mentions(), "\n".join(service.card_mentions()[:20])
 
 
 @pytest.fixture

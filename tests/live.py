@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import random
 import re
@@ -40,6 +41,10 @@ DEFAULT_ENV = {
     "EXPERT_BUDGET_MS": "5",
     "REDIS_TIMEOUT_SECONDS": "1",
 }
+
+
+#: A card code standing alone (not inside a longer token such as an id).
+CARD_CODE = re.compile(r"(?<![A-Za-z0-9_-])(10|[1-9])[DCSB](?![A-Za-z0-9_-])")
 
 
 def free_port() -> int:
@@ -188,6 +193,22 @@ class LiveService:
             for line in self.log_text().splitlines()
             if re.search(r'"level": "(error|critical)"|"status": 5\d\d|Traceback', line)
         ]
+
+    def card_mentions(self) -> list[str]:
+        """The lines of its log that name a card, outside what the client itself sent (the
+        path and the request id, which a client may fill with anything). Logs must never
+        name a card: they hold routes, statuses and timings."""
+        found = []
+        for line in self.log_text().splitlines():
+            try:
+                fields = json.loads(line)
+            except ValueError:
+                fields = line
+            if isinstance(fields, dict):
+                fields = {k: v for k, v in fields.items() if k not in ("path", "request_id")}
+            if CARD_CODE.search(json.dumps(fields)):
+                found.append(line)
+        return found
 
     def __enter__(self) -> LiveService:
         return self.start()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -13,7 +15,7 @@ from flask.testing import FlaskClient
 
 from service.api.observability import JsonFormatter
 from tests.helpers import Table
-from tests.live import LiveService
+from tests.live import LiveService, Player
 
 
 class TestRequestIds:
@@ -58,6 +60,35 @@ def test_the_access_log_is_json_whatever_the_path(live_service: LiveService) -> 
     assert line["request_id"] == "access-log-1" and line["status"] == 404
     assert line["path"] == '/v1/games/a\\"b\n"c' and line["method"] == "GET"
     assert line["bytes"] > 0 and line["duration_ms"] >= 0
+
+
+def test_the_logs_never_name_a_card(live_service: LiveService) -> None:
+    """A whole match with refused moves (cards in the bodies and in the answers), and
+    expert hints: nothing of it reaches the log but routes, statuses and timings."""
+    player = Player(live_service.url, live_service.session)
+    player.create(seed=41, seats=[{"name": "A"}, {"name": "B", "bot": "expert"}])
+    rng = random.Random(41)
+    while (turn := player.view()["turn"]) is not None:
+        hand = player.view(turn)["hand"]
+        assert player.move(1 - turn, hand[0], None).status_code in (401, 409)
+        absent = next(card for card in ("7D", "1C", "5S", "10B") if card not in hand)
+        assert player.move(turn, absent, []).status_code == 422
+        assert player.get("/hint", turn).status_code == 200
+        move = rng.choice(player.legal_moves(turn))
+        assert player.move(turn, move["card"], move["capture"]).status_code == 200
+    assert live_service.card_mentions() == []
+    assert live_service.log_text().count(player.game_id) > 100  # the log was read
+
+
+def test_the_log_scan_finds_a_card_outside_the_path_and_request_id(tmp_path: Path) -> None:
+    lines = [
+        {"path": "/v1/games/7D/moves", "request_id": "10B", "status": 404},
+        {"message": "refused 7D"},
+    ]
+    (tmp_path / "gunicorn.log").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert LiveService("redis://unused", workdir=str(tmp_path)).card_mentions() == [
+        json.dumps(lines[1])
+    ]
 
 
 def test_metrics_count_requests_moves_and_matches(client: FlaskClient) -> None:
@@ -105,3 +136,22 @@ class TestRateLimits:
         # Another seat's token has its own allowance; no token, no token limit.
         assert table.client.get(table.url(), headers=table.auth(1)).status_code == 200
         assert table.client.get(table.url()).status_code == 200
+
+
+class TestLoadTestFloor:
+    """The load test's floor endpoint (service/api/floor.py) is there only when asked for."""
+
+    def test_absent_by_default(self, client: FlaskClient) -> None:
+        response = client.post("/_loadtest/floor/x", json={})
+        assert response.status_code == 404
+        assert response.mimetype == "application/problem+json"
+        assert not any("_loadtest" in path for path in client.get("/openapi.json").json["paths"])
+
+    def test_one_get_and_one_set_when_asked_for(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        bench = make_app(REDIS_URL=redis_url, LOADTEST_FLOOR=True).test_client()
+        first = bench.post("/_loadtest/floor/x", json={"n": 1})
+        assert first.status_code == 200 and first.json == {"key": "x", "seen": False}
+        assert bench.post("/_loadtest/floor/x", json={"n": 2}).json["seen"] is True
+        assert not any("_loadtest" in path for path in bench.get("/openapi.json").json["paths"])
