@@ -16,6 +16,12 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 
+# Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads new
+# connections over them. With the one socket they would share, whichever worker was
+# idle when a burst of keep-alive connections arrived took them all: `make loadtest`
+# found all 32 of its connections on one worker and the other worker idle.
+reuse_port = True
+
 timeout = 30
 graceful_timeout = 30
 keepalive = 5
