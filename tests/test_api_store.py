@@ -329,3 +329,31 @@ def test_readiness(client: FlaskClient) -> None:
     spec = client.get("/openapi.json")
     assert spec.status_code == 200 and "/v1/games" in spec.get_json()["paths"]
     assert client.get("/docs").status_code == 200
+
+
+class TestConnections:
+    """Each thread has a connection of its own, taken from the pool once and given back
+    when the thread ends (a server that makes a thread per request must not leak them)."""
+
+    def test_a_thread_keeps_its_client_and_another_thread_has_its_own(self, redis_url: str) -> None:
+        store = GameStore(redis.ConnectionPool.from_url(redis_url, decode_responses=True), 60)
+        mine = store.redis
+        assert store.redis is mine and mine.ping()
+        theirs: list[redis.Redis] = []
+        thread = threading.Thread(target=lambda: theirs.append(store.redis))
+        thread.start()
+        thread.join()
+        assert theirs[0] is not mine
+        store.close()
+
+    def test_threads_that_end_give_their_connection_back(self, redis_url: str) -> None:
+        pool = redis.ConnectionPool.from_url(redis_url, decode_responses=True)
+        store = GameStore(pool, 60)
+        for _ in range(20):  # one after the other, as a thread-per-request server does
+            thread = threading.Thread(target=lambda: store.redis.ping())
+            thread.start()
+            thread.join()
+        opened = len(pool._available_connections) + len(pool._in_use_connections)  # noqa: SLF001
+        assert opened <= 2  # the connection went back and was used again, not 20 opened
+        assert not pool._in_use_connections  # noqa: SLF001
+        store.close()
