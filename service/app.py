@@ -11,6 +11,7 @@ from redis.retry import Retry
 
 from . import config as settings
 from .api import analysis, floor, games, health, hints, observability, ratelimit, variants
+from .api.json_provider import OrjsonProvider
 from .api.problems import Problem, ProblemApi
 from .store import GameStore
 
@@ -61,7 +62,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         },
     )
     app.config.update(config or {})
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    provider = OrjsonProvider(app)
+    provider.sort_keys = False  # as built: a view's keys in the order the schema lists them
+    app.json = provider
 
     pool = redis.ConnectionPool.from_url(
         app.config["REDIS_URL"],

@@ -11,12 +11,12 @@ Both expire ``ttl`` seconds after the last write.
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 import redis
 
 KEY_PREFIX = "scopa:game:"
@@ -122,7 +122,7 @@ class GameStore:
         version, state = self.redis.hmget(key_for(game_id), ["v", "s"])
         if version is None or state is None:
             raise GameNotFoundError(game_id)
-        return StoredGame(game_id, int(version), json.loads(state))
+        return StoredGame(game_id, int(version), orjson.loads(state))
 
     def save(
         self,
@@ -135,13 +135,13 @@ class GameStore:
         ``game.version`` was read; else raise VersionConflictError. All or nothing."""
         expected = str(game.version) if game.version else ""
         new_version = game.version + 1
-        state = json.dumps(game.state, separators=(",", ":"))
+        state = orjson.dumps(game.state)
         keys = [key_for(game.id), events_key_for(game.id)]
-        args: list[str | int] = [expected, new_version, state, self.ttl, ""]
+        args: list[str | int | bytes] = [expected, new_version, state, self.ttl, ""]
         if record is not None:
             keys.append(record[0])
             args[4] = record[1]
-        args += [json.dumps(e, separators=(",", ":")) for e in events]
+        args += [orjson.dumps(e) for e in events]
         written = self._cas(keys=keys, args=args, client=self.redis)
         if not written:
             raise VersionConflictError(game.id)
@@ -155,7 +155,7 @@ class GameStore:
             version, raw = pipe.execute()
         if version is None:
             raise GameNotFoundError(game_id)
-        return int(version), [json.loads(e) for e in raw]
+        return int(version), [orjson.loads(e) for e in raw]
 
     def record(self, key: str) -> str | None:
         """A record set by :meth:`save`, or None."""
