@@ -3,7 +3,8 @@ compare-and-set on the game's version.
 
 Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
 
-    scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included)
+    scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included),
+                               w = the id of the write that stored them
     scopa:game:{<id>}:events   list of event JSON, oldest first
 
 Both expire ``ttl`` seconds after the last write.
@@ -25,16 +26,21 @@ KEY_PREFIX = "scopa:game:"
 #: with the write, such as the response kept for an Idempotency-Key.
 #: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
 #: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5] the record's value
-#: (ignored without KEYS[3]), ARGV[6..] events to append.
+#: (ignored without KEYS[3]), ARGV[6] this write's id, ARGV[7..] events to append.
 #: Writes only if the stored version is still ARGV[1]; returns 1 if it wrote, else 0.
+#: The same write sent again (redis-py retries a command whose reply was lost on a
+#: broken connection) finds its own id stored, and returns 1 without writing twice.
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'v') or ''
 if current ~= ARGV[1] then
+  if current == ARGV[2] and redis.call('HGET', KEYS[1], 'w') == ARGV[6] then
+    return 1
+  end
   return 0
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3])
-if #ARGV >= 6 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 6))
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', ARGV[6])
+if #ARGV >= 7 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 7))
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
@@ -137,7 +143,8 @@ class GameStore:
         new_version = game.version + 1
         state = orjson.dumps(game.state)
         keys = [key_for(game.id), events_key_for(game.id)]
-        args: list[str | int | bytes] = [expected, new_version, state, self.ttl, ""]
+        write_id = secrets.token_hex(8)
+        args: list[str | int | bytes] = [expected, new_version, state, self.ttl, "", write_id]
         if record is not None:
             keys.append(record[0])
             args[4] = record[1]

@@ -13,11 +13,13 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from service.devredis import RedisServer
 from service.engine import Card
 from service.games import BotSettings, StaleVersionError, load_game, play_move
-from service.store import GameStore, VersionConflictError, events_key_for, key_for
+from service.store import GameStore, StoredGame, VersionConflictError, events_key_for, key_for
 from tests.helpers import Table
 
 PROBLEM = "application/problem+json"
@@ -311,7 +313,7 @@ def test_what_is_stored(table: Table, store: redis.Redis) -> None:
     )
     assert key_for(table.game_id) == f"scopa:game:{{{table.game_id}}}"
     stored = store.hgetall(key_for(table.game_id))
-    assert set(stored) == {"v", "s"}
+    assert set(stored) == {"v", "s", "w"}
     assert stored["v"] == "2"
     events = store.lrange(events_key_for(table.game_id), 0, -1)
     log = table.client.get(table.url("/events")).get_json()["events"]
@@ -357,3 +359,34 @@ class TestConnections:
         assert opened <= 2  # the connection went back and was used again, not 20 opened
         assert not pool._in_use_connections  # noqa: SLF001
         store.close()
+
+
+def test_a_write_whose_reply_was_lost_is_not_refused_when_retried(redis_url: str) -> None:
+    """Redis stored the move, then the connection broke before the answer came back:
+    redis-py sends the same compare-and-set again, which must find its own write (not a
+    conflict, as another client's would be) and must not append the events twice."""
+    retry = Retry(NoBackoff(), 2)
+    pool = redis.ConnectionPool.from_url(redis_url, decode_responses=True, retry=retry)
+    store = GameStore(pool, 60)
+    game = store.create({"n": 1}, [{"type": "first"}])
+    connection = store.redis.connection
+    assert connection is not None
+    answer = connection.read_response
+    lost: list[bool] = []
+
+    def lose_the_first_answer(*args: Any, **kwargs: Any) -> Any:
+        if not lost:
+            lost.append(True)
+            answer(*args, **kwargs)  # Redis ran the script; its answer is lost on the way
+            raise redis.ConnectionError("connection reset")
+        return answer(*args, **kwargs)
+
+    connection.read_response = lose_the_first_answer  # type: ignore[method-assign]
+    saved = store.save(StoredGame(game.id, 1, {"n": 2}), [{"type": "second"}])
+    assert lost and saved.version == 2
+    assert store.load(game.id).state == {"n": 2}
+    assert store.events(game.id) == (2, [{"type": "first"}, {"type": "second"}])
+    # Another writer that read version 1 is still refused.
+    with pytest.raises(VersionConflictError):
+        store.save(StoredGame(game.id, 1, {"n": 3}), [{"type": "other"}])
+    store.close()
