@@ -118,3 +118,29 @@ def position(
     match.scopas = [0] * players
     match.last_capturer = None
     return match
+
+
+#: R3, R10: cards dealt to each seat and to the table when a hand starts, by variant.
+DEAL_SHAPE = {
+    "scopa": (3, 4),
+    "scopone": (9, 4),
+    "scopone_scientifico": (10, 0),
+    "scopa_di_quindici": (3, 4),
+    "escoba": (3, 4),
+    "asso_piglia_tutto": (3, 4),
+}
+
+
+def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The events of type ``kind``."""
+    return [event for event in events if event["type"] == kind]
+
+
+def play_randomly_until(match: Match, rng: random.Random, stop: str) -> list[dict[str, Any]]:
+    """Play random legal moves until an event of type ``stop``; return every event."""
+    seen: list[dict[str, Any]] = []
+    while True:
+        events = match.push(rng.choice(match.legal_moves()))
+        seen.extend(events)
+        if of_type(events, stop):
+            return seen

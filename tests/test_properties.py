@@ -31,20 +31,12 @@ from service.engine import (
     get_variant,
     legal_moves_in,
 )
+from tests.helpers import DEAL_SHAPE
 
 VARIANT_NAMES = tuple(VARIANTS)
 
 # --------------------------------------------------------------------------- the variants
 
-#: R3, R10: cards dealt to each seat and to the table when a hand starts.
-DEAL_SHAPE = {
-    "scopa": (3, 4),
-    "scopone": (9, 4),
-    "scopone_scientifico": (10, 0),
-    "scopa_di_quindici": (3, 4),
-    "escoba": (3, 4),
-    "asso_piglia_tutto": (3, 4),
-}
 #: R3, R10: the player counts each variant is played by.
 PLAYERS = {
     "scopa": (2, 3, 4, 6),

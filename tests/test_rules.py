@@ -39,7 +39,7 @@ from service.engine import (
 )
 from service.engine.cards import sorted_cards
 from service.engine.rules import OPTIONS
-from tests.helpers import cards, position
+from tests.helpers import cards, of_type, play_randomly_until, position
 
 SCOPA = get_variant("scopa")
 ALL_CODES = [f"{value}{suit}" for suit in "DCSB" for value in range(1, 11)]
@@ -52,20 +52,6 @@ def code_set(items: Any) -> set[str]:
 def move_event(events: list[dict[str, Any]]) -> dict[str, Any]:
     assert events[0]["type"] == "move"
     return events[0]
-
-
-def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [event for event in events if event["type"] == kind]
-
-
-def play_randomly_until(match: Match, rng: random.Random, stop: str) -> list[dict[str, Any]]:
-    """Play random legal moves until an event of type ``stop``; return every event."""
-    seen: list[dict[str, Any]] = []
-    while True:
-        events = match.push(rng.choice(match.legal_moves()))
-        seen.extend(events)
-        if of_type(events, stop):
-            return seen
 
 
 def snapshot(match: Match) -> str:

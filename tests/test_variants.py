@@ -31,21 +31,12 @@ from service.engine import (
     legal_moves_in,
 )
 from tests import helpers
-from tests.helpers import cards
+from tests.helpers import DEAL_SHAPE, cards, of_type, play_randomly_until
 
 ALL = list(VARIANTS)
 SCOPONES = ["scopone", "scopone_scientifico"]
 THREE_CARD = ["scopa", "scopa_di_quindici", "escoba", "asso_piglia_tutto"]
 FIFTEENS = ["scopa_di_quindici", "escoba"]
-#: R10: cards to each seat, cards to the table.
-SHAPE = {
-    "scopa": (3, 4),
-    "scopone": (9, 4),
-    "scopone_scientifico": (10, 0),
-    "scopa_di_quindici": (3, 4),
-    "escoba": (3, 4),
-    "asso_piglia_tutto": (3, 4),
-}
 PLAYERS = {name: (4,) if name in SCOPONES else (2, 3, 4, 6) for name in ALL}
 #: R3: deals in a hand of the three-card variants, by player count.
 DEALS = {2: 6, 3: 4, 4: 3, 6: 2}
@@ -54,10 +45,6 @@ TEAMS = {2: [0, 1], 3: [0, 1, 2], 4: [0, 1, 0, 1], 6: [0, 1, 0, 1, 0, 1]}
 
 def code_set(items: Any) -> set[str]:
     return {str(card) for card in items}
-
-
-def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [event for event in events if event["type"] == kind]
 
 
 def moves(text: str) -> set[Move]:
@@ -74,7 +61,7 @@ def legal(variant: str, hand: str, table: str, rules: Rules | None = None) -> se
 def deck_with(front: str, table: str, players: int, variant: str) -> list[Card]:
     """A deck that deals ``front`` first (to the seats in playing order), then fills the
     hands, then puts ``table`` on the table; the rest in canonical order."""
-    hand_size, _ = SHAPE[variant]
+    hand_size, _ = DEAL_SHAPE[variant]
     first, top = cards(front), cards(table)
     rest = [c for c in DECK if c not in first and c not in top]
     hands = first + rest[: players * hand_size - len(first)]
@@ -84,15 +71,6 @@ def deck_with(front: str, table: str, players: int, variant: str) -> list[Card]:
 def position(variant: str, hands: list[str], table: str, **kwargs: Any) -> Match:
     """helpers.position for ``variant``: the dealer is the last seat."""
     return helpers.position(hands, table, variant=variant, **kwargs)
-
-
-def play_randomly_until(match: Match, rng: random.Random, stop: str) -> list[dict[str, Any]]:
-    seen: list[dict[str, Any]] = []
-    while True:
-        events = match.push(rng.choice(match.legal_moves()))
-        seen.extend(events)
-        if of_type(events, stop):
-            return seen
 
 
 def plain_deck(seed: int) -> list[Card]:
@@ -211,7 +189,7 @@ class TestDealShape:
 
     @pytest.mark.parametrize(("variant", "players"), [(v, n) for v in ALL for n in PLAYERS[v]])
     def test_the_first_deal(self, variant: str, players: int) -> None:
-        hand_size, table_size = SHAPE[variant]
+        hand_size, table_size = DEAL_SHAPE[variant]
         deck = deck_with("", "1D 2C 3S 5B", players, variant)
         match, events = Match.new(variant=variant, players=players, deck=deck, first_dealer=0)
         assert [len(hand) for hand in match.hands] == [hand_size] * players
@@ -233,7 +211,7 @@ class TestDealShape:
         before_end = events[: events.index(of_type(events, "hand_over")[0])]
         later = of_type(before_end, "deal")
         moves_played = of_type(before_end, "move")
-        assert len(moves_played) == 40 - SHAPE[variant][1]
+        assert len(moves_played) == 40 - DEAL_SHAPE[variant][1]
         if variant in SCOPONES:
             assert later == []
         else:
@@ -247,7 +225,7 @@ class TestDealShape:
         """As each variant's ``deal_order`` says: from the front of the list, each seat in
         playing order from the seat after the dealer gets its cards at once, then the
         table; later deals continue from the list the same way."""
-        hand_size, table_size = SHAPE[variant]
+        hand_size, table_size = DEAL_SHAPE[variant]
         deck = plain_deck(7)
         match, events = Match.new(variant=variant, players=4, deck=deck, first_dealer=2)
         assert not of_type(events, "redeal") and not of_type(events, "dealer_bonus")
@@ -291,7 +269,7 @@ class TestRedeal:
     @pytest.mark.parametrize("variant", ["scopone", "scopa_di_quindici", "asso_piglia_tutto"])
     def test_three_or_four_kings_force_a_redeal(self, variant: str, table: str) -> None:
         players = 4
-        hand_size, _ = SHAPE[variant]
+        hand_size, _ = DEAL_SHAPE[variant]
         deck = deck_with("", table, players, variant)
         match, events = Match.new(
             variant=variant, players=players, deck=deck, first_dealer=3, seed=9
