@@ -4,13 +4,14 @@ and must drop what a schema does not declare."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import marshmallow as ma
 import pytest
-from flask import Flask
+from flask import Flask, jsonify
 from flask.testing import FlaskClient
 from marshmallow import fields
 
@@ -114,3 +115,15 @@ def test_a_field_type_without_a_plan_is_refused_not_guessed() -> None:
 
     with pytest.raises(TypeError, match="no dump plan"):
         Odd().dump({})
+
+
+def test_what_orjson_refuses_flask_still_writes(app: Flask) -> None:
+    """service/api/json_provider.py: orjson takes no integer over 64 bits; Flask's own
+    encoder writes it instead of the answer failing."""
+    with app.app_context():
+        assert json.loads(jsonify({"n": 2**70, "name": "Añá"}).get_data()) == {
+            "n": 2**70,
+            "name": "Añá",
+        }
+        assert jsonify({"card": "7D"}).get_data() == b'{"card":"7D"}'  # orjson's, compact
+        assert json.loads(app.json.dumps({"n": 2**70})) == {"n": 2**70}

@@ -18,19 +18,16 @@ from flask.json.provider import DefaultJSONProvider
 
 class OrjsonProvider(DefaultJSONProvider):
     def dumps(self, obj: Any, **kwargs: Any) -> str:
-        if not kwargs:
-            try:
-                return orjson.dumps(obj).decode()
-            except TypeError:  # orjson.JSONEncodeError is one
-                pass
-        return super().dumps(obj, **kwargs)
+        if kwargs:  # options only Flask's encoder takes (indent, sort_keys, ...)
+            return super().dumps(obj, **kwargs)
+        return self._encode(obj).decode()
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
-        if args and kwargs:
-            raise TypeError("app.json.response() takes either args or kwargs, not both")
-        obj = args[0] if len(args) == 1 else (args or kwargs or None)
-        try:
-            body = orjson.dumps(obj)
-        except TypeError:
-            body = super().dumps(obj).encode()
+        body = self._encode(self._prepare_response_obj(args, kwargs))
         return Response(body, mimetype=self.mimetype)
+
+    def _encode(self, obj: Any) -> bytes:
+        try:
+            return orjson.dumps(obj)
+        except TypeError:  # orjson.JSONEncodeError is one
+            return super().dumps(obj).encode()
