@@ -1,4 +1,5 @@
-"""A client-side helper for the API tests: create a match, act as its seats."""
+"""Helpers for the tests: a client that creates matches over HTTP and acts as their
+seats (:class:`Table`), and positions set up by hand for the engine's tests."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from service.engine import Card, Match, Rules
+from service.engine.hand import Hand
+from service.engine.masks import mask_of
 
 
 class Table:
@@ -93,14 +96,18 @@ def position(
     variant: str = "scopa",
     stock: str = "",
     turn: int = 0,
+    piles: list[str] | None = None,
+    scopas: list[int] | None = None,
+    last_capturer: int | None = None,
+    scores: list[int] | None = None,
     rules: Rules | None = None,
     target: int | None = None,
 ) -> Match:
-    """A match whose current hand is set by hand: ``hands[seat]`` and ``table`` are codes;
-    the dealer is the last seat.
+    """A match whose current hand is set by hand: ``hands[seat]``, ``table``, ``stock``
+    (in dealing order) and ``piles[seat]`` are codes; the dealer is the last seat.
 
     The match is made with a seed (its later hands are dealt reproducibly); the piles,
-    scopas and last capturer start empty."""
+    scopas and last capturer start empty unless given, the scores at 0 unless given."""
     players = len(hands)
     match, _ = Match.new(
         variant=variant,
@@ -110,14 +117,47 @@ def position(
         seed=0,
         first_dealer=players - 1,
     )
-    match.hands = [cards(hand) for hand in hands]
-    match.table = cards(table)
-    match.stock = cards(stock)
-    match.turn = turn
-    match.piles = [[] for _ in range(players)]
-    match.scopas = [0] * players
-    match.last_capturer = None
+    match.hand = Hand(
+        match.variant,
+        match.rules,
+        hands=[mask_of(cards(hand)) for hand in hands],
+        table=mask_of(cards(table)),
+        stock=[card.index for card in cards(stock)],
+        dealer=match.dealer,
+        turn=turn,
+        piles=None if piles is None else [mask_of(cards(pile)) for pile in piles],
+        scopas=scopas,
+        last_capturer=last_capturer,
+    )
+    if scores is not None:
+        match.scores = list(scores)
     return match
+
+
+def set_cards(
+    match: Match,
+    *,
+    hands: list[str] | None = None,
+    table: str | None = None,
+    stock: str | None = None,
+) -> None:
+    """Give the current hand of ``match`` other cards (codes, as for :func:`position`):
+    the hands, the table or the stock given; the rest of the hand (dealer, turn, piles,
+    scopas, last capturer) as it was."""
+    hand = match.hand
+    match.hand = Hand(
+        hand.variant,
+        hand.rules,
+        hands=hand.hands if hands is None else [mask_of(cards(h)) for h in hands],
+        table=hand.table if table is None else mask_of(cards(table)),
+        stock=hand.stock if stock is None else [card.index for card in cards(stock)],
+        dealer=hand.dealer,
+        turn=hand.turn,
+        piles=hand.piles,
+        scopas=hand.scopas,
+        last_capturer=hand.last_capturer,
+        hand_size=hand.hand_size,
+    )
 
 
 #: R3, R10: cards dealt to each seat and to the table when a hand starts, by variant.

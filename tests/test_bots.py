@@ -14,13 +14,15 @@ from service.bots.expert import ExpertBot, is_determined, solve
 from service.bots.greedy import GreedyBot
 from service.bots.playout import greedy_code, sweepable_cache
 from service.bots.random_bot import RandomBot
+from service.engine import Knowledge
 from service.engine.cards import Card
 from service.engine.hand import move_code
 from service.engine.masks import BIT, indices, mask_of
 from service.engine.match import Match, moves_of
 from service.engine.rules import ForcedCapture, Rules
 from service.engine.variants import VARIANTS
-from service.engine.views import Knowledge, knowledge_of
+from service.engine.views import knowledge_of
+from tests import helpers
 from tests.bench import tournament
 
 #: A fast expert for tests; the huge cap keeps the wall clock out of its choices.
@@ -60,19 +62,15 @@ def position(
     """A 2-player position with seat 0 to play ``hand`` on ``table``; seat 1 holds
     ``other`` (default: three cards nobody else uses), the stock is ``stock``, and every
     other card has been captured by seat 1 (so that the 40 cards are all somewhere)."""
-    match, _ = Match.new(variant=variant, players=2, seed=0, first_dealer=1)
     used = set(hand.split() + table.split() + stock.split())
     if other is None:
         other = " ".join([c.code for c in _all_cards() if c.code not in used][:3])
-    match.hands = [cards(hand), cards(other)]
-    match.table = cards(table)
-    match.stock = cards(stock)
     placed = set(hand.split() + table.split() + stock.split() + other.split())
-    match.piles = [[], [c for c in _all_cards() if c.code not in placed]]
-    match.scopas = [0, 0]
-    match.last_capturer = None
-    match.turn = 0
-    return match
+    captured = " ".join(c.code for c in _all_cards() if c.code not in placed)
+    # helpers.position: seed 0, seat 1 deals, seat 0 to play, no scopas, no capturer.
+    return helpers.position(
+        [hand, other], table, variant=variant, stock=stock, piles=["", captured]
+    )
 
 
 def _all_cards() -> list[Card]:

@@ -1,10 +1,10 @@
-"""Seeded random loops over whole matches: invariants the rules (RULES.md R2-R10) imply,
-for every variant of R10.
+"""Seeded random loops over whole matches: invariants the rules (docs/rules.md R2-R10)
+imply, for every variant of R10.
 
 No hypothesis: every loop draws from ``random.Random(fixed seed)``, so a failure names
 the seed that reproduces it. The scorer, the hand model, the deal checks and the move
-generators below are written from RULES.md alone, independently of the engine, and the
-engine is checked against them.
+generators below are written from docs/rules.md alone, independently of the engine, and
+the engine is checked against them.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from service.engine import (
     Move,
     NotYourTurnError,
     Rules,
+    Status,
     get_variant,
     legal_moves_in,
 )
@@ -139,7 +140,7 @@ def check_all_cards_accounted_for(match: Match) -> tuple[list[list[Card]], list[
 
 # --------------------------------------------------------------------------- naive rules
 
-#: R7 primiera values by the card's value, written out from RULES.md.
+#: R7 primiera values by the card's value, written out from docs/rules.md.
 PRIMIERA = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}
 
 
@@ -393,7 +394,7 @@ def play_and_check(match: Match, events: list[dict[str, Any]], rng: random.Rando
     totals = [0] * match.team_count
     hands = 0
     in_hands, table = check_all_cards_accounted_for(match)
-    while match.status == "playing":
+    while match.status == Status.PLAYING:
         seat, dealer = match.turn, match.dealer
         assert seat is not None
         legal = match.legal_moves()
@@ -432,12 +433,12 @@ def play_and_check(match: Match, events: list[dict[str, Any]], rng: random.Rando
         else:
             winner = None
         if winner is None:
-            assert match.status == "playing" and "match_over" not in types
+            assert match.status is Status.PLAYING and "match_over" not in types
             new_dealer = (dealer + 1) % players
             model = HandModel(match, new_dealer, *check_deal(match, events, new_dealer))
             assert match.hand_number == hands + 1
         else:
-            assert match.status == "finished" and match.winner == winner
+            assert match.status is Status.FINISHED and match.winner == winner
             assert types[-1] == "match_over" and events[-1]["winner"] == winner
     assert match.scores == [
         sum(h["teams"][t]["total"] for h in match.hand_scores) for t in range(match.team_count)
@@ -506,7 +507,7 @@ class TestCheckedPlay:
         for seed in seeds(variant, count):
             rng = random.Random(seed)
             match, _ = new_match(rng, seed, target=rng.choice((1, 3)), variant=variant)
-            while match.status == "playing":
+            while match.status == Status.PLAYING:
                 seat = match.turn
                 assert seat is not None
                 legal = match.legal_moves()
@@ -531,7 +532,7 @@ class TestCheckedPlay:
         for seed in seeds(variant, count):
             rng = random.Random(seed)
             match, _ = new_match(rng, seed, target=rng.choice((1, 3)), variant=variant)
-            while match.status == "playing":
+            while match.status == Status.PLAYING:
                 for kind, seat, card, capture, expected in illegal_moves(match, rng):
                     before = state(match)
                     with pytest.raises(expected) as caught:
@@ -683,7 +684,7 @@ class TestStorage:
         for seed in seeds(variant, how_many("storage", variant)):
             rng = random.Random(seed)
             match, _ = new_match(rng, seed, target=rng.choice((1, 2, 11)), variant=variant)
-            while match.status == "playing":
+            while match.status == Status.PLAYING:
                 data = match.to_dict()
                 restored = Match.from_dict(json.loads(json.dumps(data)))
                 assert restored.variant is match.variant
@@ -692,7 +693,7 @@ class TestStorage:
                 if rng.random() < 0.1:
                     # the copy and the original go on the same way
                     moves = []
-                    while match.status == "playing" and len(moves) < 40:
+                    while match.status == Status.PLAYING and len(moves) < 40:
                         moves.append(rng.choice(match.legal_moves()))
                         assert restored.push(moves[-1]) == match.push(moves[-1])
                     assert state(restored) == state(match)

@@ -1,4 +1,5 @@
-"""service.engine.replay: a match rebuilt from its event log is the match (RULES.md R2-R10).
+"""service.engine.replay: a match rebuilt from its event log is the match
+(docs/rules.md R2-R10).
 
 Thousands of random matches of every variant, player count and rule option, finished or
 stopped anywhere, deals from a seed, a given deck or the system's randomness: the replay
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from service.engine import DECK, VARIANTS, Card, Match, Rules
+from service.engine import DECK, VARIANTS, Card, Match, Rules, Status
 from service.engine.match import Event, moves_of
 from service.engine.replay import ReplayError, comparable, replay
 from service.engine.rules import OPTIONS
@@ -47,7 +48,7 @@ def random_match(
         deck=rng.sample(DECK, len(DECK)) if kind == 1 else None,
     )
     played = 0
-    while match.status == "playing" and (stop_after is None or played < stop_after):
+    while match.status == Status.PLAYING and (stop_after is None or played < stop_after):
         code = rng.choice(match.hand.legal_codes())
         log += match.push(moves_of([code])[0])
         played += 1
@@ -96,7 +97,7 @@ def test_redeals_are_replayed() -> None:
     match, log = Match.new(players=2, deck=kings_deck(2), first_dealer=1, seed=7, target=1)
     assert [e["type"] for e in log[:3]] == ["match_started", "redeal", "deal"]
     rng = random.Random(3)
-    while match.status == "playing":
+    while match.status == Status.PLAYING:
         log += match.push(moves_of([rng.choice(match.hand.legal_codes())])[0])
     assert_replays(match, log)
 

@@ -1,4 +1,4 @@
-"""The rules of RULES.md (R1-R9, variant ``scopa``), one small class per concept.
+"""The rules of docs/rules.md (R1-R9, variant ``scopa``), one small class per concept.
 
 Positions are built either by dealing a chosen deck (``Match.new(deck=...)``) or by
 setting the fields of a freshly made match (:func:`position`). Card codes follow R1:
@@ -13,12 +13,14 @@ import random
 import re
 from typing import Any
 
+import orjson
 import pytest
 
 from service.engine import (
     DECK,
     AmbiguousMoveError,
     Card,
+    EventKind,
     ForcedCapture,
     IllegalMoveError,
     InvalidCardError,
@@ -29,6 +31,7 @@ from service.engine import (
     NotYourTurnError,
     Rules,
     ScopaError,
+    Status,
     event_view,
     get_variant,
     legal_moves_in,
@@ -38,7 +41,10 @@ from service.engine import (
     team_of_seats,
 )
 from service.engine.cards import sorted_cards
+from service.engine.hand import Hand
+from service.engine.masks import mask_of
 from service.engine.rules import OPTIONS
+from service.engine.views import knowledge_of
 from tests.helpers import cards, of_type, play_randomly_until, position
 
 SCOPA = get_variant("scopa")
@@ -561,11 +567,9 @@ class TestMoveErrors:
         assert snapshot(match) == before
 
     def test_no_move_after_the_match_is_over(self) -> None:
-        match = position(["9B", ""], "8C", target=1)
-        match.piles = [cards("7D 1C 1S 1B"), []]
-        match.last_capturer = 0
+        match = position(["9B", ""], "8C", target=1, piles=["7D 1C 1S 1B", ""], last_capturer=0)
         match.play(0, Card.parse("9B"))
-        assert match.status == "finished"
+        assert match.status is Status.FINISHED
         assert match.legal_moves() == []
         with pytest.raises(MatchOverError):
             match.play(0, Card.parse("9B"))
@@ -630,9 +634,7 @@ class TestEndOfHand:
     """R6: the table left at the end goes to the last capturer; never a scopa."""
 
     def test_the_table_goes_to_the_last_capturer(self) -> None:
-        match = position(["", "9B"], "8C 3S", turn=1)
-        match.piles = [cards("4D 4C"), []]
-        match.last_capturer = 0
+        match = position(["", "9B"], "8C 3S", turn=1, piles=["4D 4C", ""], last_capturer=0)
         _, events = match.play(1, Card.parse("9B"))
         (hand_over,) = of_type(events, "hand_over")
         assert hand_over["remainder"] == {"seat": 0, "team": 0, "cards": ["3S", "8C", "9B"]}
@@ -643,9 +645,9 @@ class TestEndOfHand:
         assert move_event(events)["scopa"] is False
 
     def test_the_last_capturer_is_the_last_to_capture_not_the_last_to_play(self) -> None:
-        match = position(["2S", "6D"], "1B 5C 3C", turn=1)
-        match.piles = [cards("4D 4C"), cards("9D 9C")]
-        match.last_capturer = 0
+        match = position(
+            ["2S", "6D"], "1B 5C 3C", turn=1, piles=["4D 4C", "9D 9C"], last_capturer=0
+        )
         _, events = match.play(1, Card.parse("6D"), cards("1B 5C"))
         assert len(events) == 1 and match.turn == 0  # seat 0's last card is still to come
         _, events = match.play(0, Card.parse("2S"))
@@ -656,19 +658,16 @@ class TestEndOfHand:
         assert set(teams[1]["captured"]) == {"9D", "9C", "6D", "1B", "5C", "3C", "2S"}
 
     def test_in_partnerships_the_table_goes_to_the_capturers_side(self) -> None:
-        match = position(["", "", "", "9B"], "8C", turn=3)
-        match.piles = [[], [], cards("1D"), []]
-        match.last_capturer = 2
+        match = position(
+            ["", "", "", "9B"], "8C", turn=3, piles=["", "", "1D", ""], last_capturer=2
+        )
         _, events = match.play(3, Card.parse("9B"))
         (hand_over,) = of_type(events, "hand_over")
         assert hand_over["remainder"] == {"seat": 2, "team": 0, "cards": ["8C", "9B"]}
         assert set(hand_over["score"]["teams"][0]["captured"]) == {"1D", "8C", "9B"}
 
     def test_a_new_hand_starts_with_empty_piles_and_no_scopas(self) -> None:
-        match = position(["", "9B"], "8C", turn=1)
-        match.piles = [cards("4D"), []]
-        match.scopas = [2, 1]
-        match.last_capturer = 0
+        match = position(["", "9B"], "8C", turn=1, piles=["4D", ""], scopas=[2, 1], last_capturer=0)
         match.play(1, Card.parse("9B"))
         assert match.hand_number == 2
         assert match.piles == [[], []] and match.scopas == [0, 0]
@@ -821,6 +820,11 @@ class TestThreeSides:
 # --------------------------------------------------------------------------- R8 the match
 
 
+def all_cards_but(excluded: str) -> str:
+    """The codes of every card of the deck but ``excluded``'s."""
+    return " ".join(c.code for c in DECK if c not in cards(excluded))
+
+
 def final_position(
     *,
     scores: list[int],
@@ -828,18 +832,25 @@ def final_position(
     taker: int,
     target: int = 11,
     rules: Rules | None = None,
+    not_taken: str = "",
 ) -> Match:
     """Two players; seat 1 holds the hand's last card (9B, it captures nothing), seat
     ``taker`` captured every other card and takes the table (8C and the 9B): side
     ``taker`` scores cards, coins, settebello and primiera (4 points) plus its scopas,
-    the other side its scopas only."""
-    match = position(["", "9B"], "8C", turn=1, rules=rules, target=target)
-    others = [c for c in DECK if c not in cards("8C 9B")]
-    match.piles = [others, []] if taker == 0 else [[], others]
-    match.last_capturer = taker
-    match.scores = list(scores)
-    match.scopas = list(scopas)
-    return match
+    the other side its scopas only. But for ``not_taken``: the other seat captured those."""
+    taken = all_cards_but(f"8C 9B {not_taken}")
+    piles = [taken, not_taken] if taker == 0 else [not_taken, taken]
+    return position(
+        ["", "9B"],
+        "8C",
+        turn=1,
+        rules=rules,
+        target=target,
+        piles=piles,
+        scopas=list(scopas),
+        last_capturer=taker,
+        scores=list(scores),
+    )
 
 
 class TestMatchEnd:
@@ -853,7 +864,7 @@ class TestMatchEnd:
         assert hand_over["score"]["scores"] == [8, 7]
         assert [t["total"] for t in hand_over["score"]["teams"]] == [5, 2]
         assert match.hand_scores[-1] == hand_over["score"]
-        assert match.status == "playing" and match.winner is None
+        assert match.status is Status.PLAYING and match.winner is None
 
     @pytest.mark.parametrize(
         ("taker", "scopas", "winner", "scores"),
@@ -865,7 +876,7 @@ class TestMatchEnd:
         match = final_position(scores=[10, 10], scopas=scopas, taker=taker)
         _, events = match.play(1, Card.parse("9B"))
         assert match.scores == scores
-        assert match.status == "finished"
+        assert match.status is Status.FINISHED
         assert match.winner == winner
         assert match.turn is None
         (over,) = of_type(events, "match_over")
@@ -876,45 +887,50 @@ class TestMatchEnd:
         match = final_position(scores=[10, 12], scopas=[0, 2], taker=0)
         _, events = match.play(1, Card.parse("9B"))
         assert match.scores == [14, 14]
-        assert match.status == "playing" and match.winner is None
+        assert match.status is Status.PLAYING and match.winner is None
         assert not of_type(events, "match_over")
         assert events[-1]["type"] == "deal"
         assert match.hand_number == 2
         # The next hand decides it.
         decider = final_position(scores=[14, 14], scopas=[0, 0], taker=1)
         decider.play(1, Card.parse("9B"))
-        assert decider.status == "finished" and decider.winner == 1
+        assert decider.status is Status.FINISHED and decider.winner == 1
 
     def test_a_tie_among_three_sides_at_the_top_plays_another_hand(self) -> None:
-        match = position(["", "9B", ""], "8C", turn=1)
-        match.piles = [[c for c in DECK if c not in cards("8C 9B")], [], []]
-        match.last_capturer = 0
-        match.scores = [10, 10, 3]
-        match.scopas = [0, 4, 0]
+        match = position(
+            ["", "9B", ""],
+            "8C",
+            turn=1,
+            piles=[all_cards_but("8C 9B"), "", ""],
+            last_capturer=0,
+            scores=[10, 10, 3],
+            scopas=[0, 4, 0],
+        )
         match.play(1, Card.parse("9B"))
         assert match.scores == [14, 14, 3]
-        assert match.status == "playing" and match.hand_number == 2
+        assert match.status is Status.PLAYING and match.hand_number == 2
 
     def test_below_the_target_the_match_goes_on(self) -> None:
         match = final_position(scores=[0, 5], scopas=[0, 0], taker=0, target=16)
         match.play(1, Card.parse("9B"))
         assert match.scores == [4, 5]
-        assert match.status == "playing"
+        assert match.status is Status.PLAYING
 
     def test_no_early_end_in_the_middle_of_a_hand(self) -> None:
         """R8: a scopa that would take side 0 past the target counts only at the hand's end."""
-        match = position(["9D 1C", "2S 3S"], "4B 5C", stock="1D 2D 3D 4D", target=11)
-        match.scores = [10, 0]
+        match = position(
+            ["9D 1C", "2S 3S"], "4B 5C", stock="1D 2D 3D 4D", target=11, scores=[10, 0]
+        )
         match.play(0, Card.parse("9D"))
         assert match.scopas == [1, 0]
         assert match.scores == [10, 0]
-        assert match.status == "playing" and match.winner is None
+        assert match.status is Status.PLAYING and match.winner is None
         assert match.legal_moves(1)
 
     def test_a_full_seeded_match_ends_with_a_single_highest_total(self) -> None:
         match, _ = Match.new(players=2, seed=2024, target=11)
         rng = random.Random(2024)
-        while match.status == "playing":
+        while match.status == Status.PLAYING:
             match.push(rng.choice(match.legal_moves()))
         top = max(match.scores)
         assert top >= 11
@@ -992,35 +1008,38 @@ class TestNapoleone:
         match = final_position(scores=[0, 0], scopas=[0, 0], taker=0, rules=Rules(napoleone=True))
         _, events = match.play(1, Card.parse("9B"))
         assert match.scores == [4, 0]
-        assert match.status == "finished" and match.winner == 0
+        assert match.status is Status.FINISHED and match.winner == 0
         assert of_type(events, "match_over")[0]["winner"] == 0
 
     def test_it_beats_a_higher_total_past_the_target(self) -> None:
         match = final_position(scores=[0, 12], scopas=[0, 0], taker=0, rules=Rules(napoleone=True))
         match.play(1, Card.parse("9B"))
-        assert match.status == "finished" and match.winner == 0
+        assert match.status is Status.FINISHED and match.winner == 0
 
     def test_without_the_option_the_match_goes_on(self) -> None:
         match = final_position(scores=[0, 0], scopas=[0, 0], taker=0)
         match.play(1, Card.parse("9B"))
-        assert match.status == "playing" and match.hand_number == 2
+        assert match.status is Status.PLAYING and match.hand_number == 2
 
     def test_nine_coins_are_not_enough(self) -> None:
-        match = final_position(scores=[0, 0], scopas=[0, 0], taker=0, rules=Rules(napoleone=True))
-        piles = match.piles  # a copy: the match keeps its piles as card masks
-        piles[0].remove(Card.parse("5D"))
-        piles[1].append(Card.parse("5D"))
-        match.piles = piles
+        match = final_position(
+            scores=[0, 0], scopas=[0, 0], taker=0, rules=Rules(napoleone=True), not_taken="5D"
+        )
         match.play(1, Card.parse("9B"))
-        assert match.status == "playing"
+        assert match.status is Status.PLAYING
 
     def test_not_before_the_hand_is_over(self) -> None:
         rules = Rules(napoleone=True)
-        match = position(["10D 1C", "2S 3S"], "10C 10S", stock="4C 5C 6C 7C 8C 9C", rules=rules)
-        match.piles = [cards("1D 2D 3D 4D 5D 6D 7D 8D 9D"), []]
+        match = position(
+            ["10D 1C", "2S 3S"],
+            "10C 10S",
+            stock="4C 5C 6C 7C 8C 9C",
+            rules=rules,
+            piles=["1D 2D 3D 4D 5D 6D 7D 8D 9D", ""],
+        )
         match.play(0, Card.parse("10D"), cards("10C"))
         assert match.score_current_piles()[0].coins == 10
-        assert match.status == "playing" and match.winner is None
+        assert match.status is Status.PLAYING and match.winner is None
 
 
 # --------------------------------------------------------------------------- views
@@ -1085,7 +1104,7 @@ class TestViews:
         self._check_events(match, events, {v: set() for v in viewers}, set())
         rng = random.Random(players)
         moves = 0
-        while match.status == "playing":
+        while match.status == Status.PLAYING:
             before = {v: hidden_from(match, v) for v in viewers}
             for viewer in viewers:
                 view = match_view(match, viewer)
@@ -1123,3 +1142,130 @@ class TestViews:
                     forbidden = hidden_before - played
                 leaked = codes_in(shown) & forbidden
                 assert not leaked, (viewer, event["type"], leaked)
+
+
+# --------------------------------------------------------------------------- the engine's API
+
+#: A match as Match.to_dict() stored it before Status and EventKind existed (escoba, 3
+#: players, 5 moves in): it must load, and store again, unchanged.
+STORED = (
+    '{"variant": "escoba", "names": ["Ann", "Bo", "Cy"], "target": 21, "rules": '
+    '{"re_bello": false, "napola": false, "napoleone": false, "forced_capture": "card", '
+    '"dealer_last_sweep": false}, "seed": 11, "teams": [0, 1, 2], "dealer": 0, '
+    '"seeded": true, "hand_number": 1, "turn": 0, "hands": [8454144, 262144, 8], '
+    '"table": 32900, "stock": [34, 1, 39, 26, 8, 0, 21, 36, 37, 13, 14, 22, 38, 12, 10, 5, '
+    '33, 24, 17, 6, 31, 29, 4, 28, 35, 19, 20], "piles": [4294969856, 1241513984, 0], '
+    '"scopas": [0, 0, 0], "last_capturer": 0, "scores": [0, 0, 0], "hand_scores": [], '
+    '"status": "playing", "winner": null, "last_move": {"seat": 2, "card": "6C", '
+    '"capture": [], "scopa": false}}'
+)
+
+
+class TestStates:
+    """Status and EventKind are the strings they stand for, in events, views and storage."""
+
+    def test_the_strings(self) -> None:
+        assert [s.value for s in Status] == ["playing", "finished"]
+        assert [k.value for k in EventKind] == [
+            "match_started",
+            "redeal",
+            "deal",
+            "dealer_bonus",
+            "move",
+            "hand_over",
+            "match_over",
+        ]
+
+    def test_events_serialize_as_plain_strings(self) -> None:
+        match, events = Match.new(variant="escoba", players=2, seed=5, target=1)
+        rng = random.Random(5)
+        while match.status is Status.PLAYING:
+            events += match.push(rng.choice(match.legal_moves()))
+        kinds = {event["type"] for event in events}
+        assert kinds >= {EventKind.MATCH_STARTED, EventKind.DEAL, EventKind.MOVE}
+        assert kinds >= {EventKind.HAND_OVER, EventKind.MATCH_OVER}
+        assert all(type(event["type"]) is EventKind for event in events)
+        stored = json.loads(json.dumps(events))
+        assert stored == events
+        assert all(type(event["type"]) is str for event in stored)
+        assert json.loads(orjson.dumps(events)) == stored
+        assert json.loads(orjson.dumps(match_view(match, 0)))["status"] == "finished"
+        assert of_type(stored, "move") == of_type(events, EventKind.MOVE)
+
+    def test_the_status_is_stored_as_its_string(self) -> None:
+        match = final_position(scores=[10, 10], scopas=[0, 2], taker=0)
+        assert type(match.to_dict()["status"]) is str and match.to_dict()["status"] == "playing"
+        match.play(1, Card.parse("9B"))
+        data = json.loads(json.dumps(match.to_dict()))
+        assert data["status"] == "finished" and type(match.to_dict()["status"]) is str
+        assert Match.from_dict(data).status is Status.FINISHED
+
+    def test_a_match_stored_before_loads(self) -> None:
+        match = Match.from_dict(json.loads(STORED))
+        assert match.status is Status.PLAYING
+        assert match.hand.hand_size == 3 and match.hand.players == 3
+        assert json.dumps(match.to_dict()) == STORED
+        assert match.legal_moves()
+
+
+class TestPositions:
+    """Hand: the keyword constructor's defaults, Hand.deal and Hand.from_knowledge."""
+
+    def test_the_constructor_defaults(self) -> None:
+        hands = [mask_of(cards("1D 2D")), mask_of(cards("3S"))]
+        hand = Hand(SCOPA, Rules(), hands=hands)
+        assert (hand.players, hand.dealer, hand.turn, hand.last_capturer) == (2, 0, 0, None)
+        assert (hand.table, hand.stock, hand.piles, hand.scopas) == (0, [], [0, 0], [0, 0])
+        assert hand.hand_size == 3  # the variant's deal for 2 players
+        hands[0] = 0
+        assert hand.hands[0] == mask_of(cards("1D 2D"))  # the sequences are copied
+        assert Hand(get_variant("scopone"), Rules(), hands=[0] * 4).hand_size == 9
+        assert Hand(SCOPA, Rules(), hands=[0]).hand_size == 0  # not a player count of scopa
+        with pytest.raises(ValueError):
+            Hand(SCOPA, Rules(), hands=hands, piles=[0, 0, 0])
+
+    def test_a_copy_is_the_same_position_and_independent(self) -> None:
+        match, _ = Match.new(players=4, seed=8)
+        hand = match.hand
+        copy = hand.copy()
+        fields = [name for name in Hand.__slots__ if not name.startswith("_")]
+        assert [getattr(copy, f) for f in fields] == [getattr(hand, f) for f in fields]
+        assert copy.legal_codes() == hand.legal_codes()
+        copy.push(copy.legal_codes()[0])
+        assert copy.hands != hand.hands and hand.turn == match.turn
+
+    @pytest.mark.parametrize("dealer", [0, 1, 3])
+    def test_deal(self, dealer: int) -> None:
+        deck = list(range(40))
+        hand = Hand.deal(SCOPA, Rules(), 4, dealer, deck)
+        first = (dealer + 1) % 4
+        assert hand.turn == first and hand.dealer == dealer and hand.hand_size == 3
+        assert hand.hands[first] == mask_of([DECK[0], DECK[1], DECK[2]])
+        assert hand.table == mask_of(DECK[12:16]) and hand.stock == deck[16:]
+        assert hand.piles == [0] * 4 and hand.scopas == [0] * 4 and hand.last_capturer is None
+
+    @pytest.mark.parametrize(("variant", "players"), [("scopa", 2), ("escoba", 3), ("scopone", 4)])
+    def test_from_knowledge(self, variant: str, players: int) -> None:
+        """What a seat knows, with the hidden cards as they are, is the position; without
+        them, the seat's legal moves are the same."""
+        rng = random.Random(players)
+        match, _ = Match.new(variant=variant, players=players, seed=players)
+        while match.status is Status.PLAYING:
+            seat = match.turn
+            assert seat is not None
+            knowledge = knowledge_of(match, seat)
+            known = Hand.from_knowledge(knowledge)
+            assert known.legal_codes() == match.hand.legal_codes()
+            assert known.hands == [knowledge.hand if s == seat else 0 for s in range(players)]
+            assert known.stock == []
+            other = Hand.from_knowledge(knowledge, [1] * players, [5])  # the seat's entry: ignored
+            assert other.hands == [knowledge.hand if s == seat else 1 for s in range(players)]
+            assert other.stock == [5] and other.turn == seat
+            full = Hand.from_knowledge(knowledge, match.hand.hands, match.hand.stock)
+            fields = [name for name in Hand.__slots__ if not name.startswith("_")]
+            assert [getattr(full, f) for f in fields] == [getattr(match.hand, f) for f in fields]
+            match.push(rng.choice(match.legal_moves()))
+            if match.hand_scores:
+                break
+        with pytest.raises(ValueError):
+            Hand.from_knowledge(knowledge, [0])

@@ -1,13 +1,13 @@
-"""The variants of RULES.md R10, one class per rule that differs from classic Scopa:
+"""The variants of docs/rules.md R10, one class per rule that differs from classic Scopa:
 the deal (scopone, scopone scientifico), the player counts, the capture rules (scopa di
 quindici, escoba, asso piglia tutto) and the special scoring (escoba's dealer's bonus,
 scientifico's ``dealer_last_sweep``).
 
 Positions are built by dealing a chosen deck (``Match.new(deck=...)``), by asking
-``legal_moves_in`` about a hand and a table, or by setting the fields of a freshly made
-match (:func:`position`). Card codes follow R1: value then suit letter, ``D`` coins,
-``C`` cups, ``S`` swords, ``B`` clubs. Hands are compared as sets: their order is not
-part of the rules.
+``legal_moves_in`` about a hand and a table, or by giving a freshly made match a hand set
+up by hand (:func:`position`, :func:`~tests.helpers.set_cards`). Card codes follow R1:
+value then suit letter, ``D`` coins, ``C`` cups, ``S`` swords, ``B`` clubs. Hands are
+compared as sets: their order is not part of the rules.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from service.engine import (
     legal_moves_in,
 )
 from tests import helpers
-from tests.helpers import DEAL_SHAPE, cards, of_type, play_randomly_until
+from tests.helpers import DEAL_SHAPE, cards, of_type, play_randomly_until, set_cards
 
 ALL = list(VARIANTS)
 SCOPONES = ["scopone", "scopone_scientifico"]
@@ -468,8 +468,7 @@ class TestEscobaDealersBonus:
         (R6), and the dealer's side scores its escoba (R7)."""
         deck = deck_with("", "1C 2D 5S 7B", 2, "escoba")
         match, _ = Match.new(variant="escoba", deck=deck, first_dealer=1)
-        match.hands = [cards("2C"), cards("3S")]  # the hand's last two cards
-        match.stock = []
+        set_cards(match, hands=["2C", "3S"], stock="")  # the hand's last two cards
         match.play(0, Card.parse("2C"))  # 2 on an empty table: laid
         _, events = match.play(1, Card.parse("3S"))  # 3+2 is not 15: laid
         (hand_over,) = of_type(events, "hand_over")
@@ -544,7 +543,7 @@ class TestAssoPigliaTutto:
     def test_other_cards_take_an_ace_as_in_scopa(self) -> None:
         match = position("asso_piglia_tutto", ["1B 5C", "3S 9C"], "")
         match.play(0, Card.parse("1B"))
-        match.table = cards("1B 2D")
+        set_cards(match, table="1B 2D")
         assert set(match.legal_moves()) == moves("3Sx1B+2D 9C")
         _, events = match.play(1, Card.parse("3S"))
         assert events[0]["scopa"] is True  # a normal capture clearing the table

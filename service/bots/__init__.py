@@ -1,4 +1,4 @@
-"""Computer players. Each decides from a seat's :class:`~service.engine.views.Knowledge`
+"""Computer players. Each decides from a seat's :class:`~service.engine.knowledge.Knowledge`
 alone, never from the hidden state: see :func:`service.engine.views.knowledge_of`."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from ..engine.views import Knowledge
+from ..engine.knowledge import Knowledge
 
 
 class Bot(Protocol):

@@ -1,7 +1,7 @@
 """The expert computer player: determinized Monte Carlo search over the hidden cards.
 
 The expert never looks at a hidden card: it decides from its seat's
-:class:`~service.engine.views.Knowledge` alone. For each decision it
+:class:`~service.engine.knowledge.Knowledge` alone. For each decision it
 
 1. returns at once when there is a single legal move;
 2. solves the position exactly when nothing is hidden any more (the stock is empty and
@@ -44,7 +44,7 @@ import time
 from collections.abc import Iterator
 
 from ..engine.hand import HAND_OVER, Hand
-from ..engine.views import Knowledge
+from ..engine.knowledge import Knowledge
 from .playout import greedy_code, margin, play_out, sweepable_cache
 from .worlds import sample_world
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 
 from ..engine.cards import PRIMIERA_POINTS
+from ..engine.knowledge import Knowledge
 from ..engine.masks import BIT, COINS, SETTEBELLO, VALUE, indices, signature
-from ..engine.views import Knowledge
 
 _PRIMIERA = tuple(PRIMIERA_POINTS[v] for v in VALUE)
 

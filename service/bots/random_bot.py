@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ..engine.views import Knowledge
+from ..engine.knowledge import Knowledge
 
 
 class RandomBot:

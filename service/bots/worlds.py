@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from ..engine.hand import Hand
+from ..engine.knowledge import Knowledge
 from ..engine.masks import BIT, indices
-from ..engine.views import Knowledge
 
 
 def sample_world(knowledge: Knowledge, rng: random.Random) -> Hand:
@@ -21,24 +21,11 @@ def sample_world(knowledge: Knowledge, rng: random.Random) -> Hand:
     pos = 0
     for seat, count in enumerate(knowledge.hand_counts):
         if seat == knowledge.seat:
-            hands.append(knowledge.hand)
+            hands.append(0)  # the seat's own hand: Hand.from_knowledge puts it in
             continue
         mask = 0
         for index in unseen[pos : pos + count]:
             mask |= BIT[index]
         hands.append(mask)
         pos += count
-    return Hand(
-        knowledge.variant,
-        knowledge.rules,
-        knowledge.players,
-        knowledge.dealer,
-        knowledge.hand_size,
-        hands,
-        knowledge.table,
-        unseen[pos:],
-        list(knowledge.piles),
-        list(knowledge.scopas),
-        knowledge.last_capturer,
-        knowledge.seat,
-    )
+    return Hand.from_knowledge(knowledge, hands, unseen[pos:])

@@ -13,10 +13,12 @@ from .errors import (
     NotYourTurnError,
     ScopaError,
 )
+from .knowledge import Knowledge
 from .match import Event, Match, legal_moves_in, team_of_seats
 from .moves import Move
 from .rules import ForcedCapture, Rules
 from .scoring import SideScore, score_hand
+from .states import EventKind, Status
 from .variants import VARIANTS, Variant, get_variant
 from .views import event_view, match_view, move_view
 
@@ -26,10 +28,12 @@ __all__ = [
     "AmbiguousMoveError",
     "Card",
     "Event",
+    "EventKind",
     "ForcedCapture",
     "IllegalMoveError",
     "InvalidCardError",
     "InvalidSetupError",
+    "Knowledge",
     "Match",
     "MatchOverError",
     "Move",
@@ -37,6 +41,7 @@ __all__ = [
     "Rules",
     "ScopaError",
     "SideScore",
+    "Status",
     "Variant",
     "event_view",
     "get_variant",

@@ -1,4 +1,4 @@
-"""The 40 cards of the Italian deck, their codes and values (RULES.md R1)."""
+"""The 40 cards of the Italian deck, their codes and values (docs/rules.md R1)."""
 
 from __future__ import annotations
 

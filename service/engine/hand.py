@@ -1,4 +1,4 @@
-"""One hand in play (RULES.md R2-R6), on card masks: the fast core under :class:`Match`.
+"""One hand in play (docs/rules.md R2-R6), on card masks: the fast core under :class:`Match`.
 
 A move is coded as one integer, ``capture_mask << 6 | card_index`` (see
 :func:`move_code`), so that generating and applying moves allocates almost nothing:
@@ -8,8 +8,10 @@ readable cards and moves, events, scoring and the match's rules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Final
 
+from .knowledge import Knowledge
 from .masks import BIT, SIG_SLICE, realize
 from .rules import ForcedCapture, Rules
 from .variants import Variant
@@ -36,43 +38,12 @@ def code_capture(code: int) -> int:
     return code >> 6
 
 
-def deal(variant: Variant, rules: Rules, players: int, dealer: int, cards: list[int]) -> Hand:
-    """R3: a new hand dealt from ``cards`` (card indices in dealing order): each seat in
-    playing order, from the seat after the dealer, gets its ``hand_size`` cards at once,
-    then the table gets ``table_size``; the rest is the stock. Whether the variant wants
-    a redeal, or gives the dealer a bonus, is the caller's to ask (see Match)."""
-    plan = variant.deal_plan(players)
-    hands = [0] * players
-    pos = 0
-    for offset in range(1, players + 1):
-        mask = 0
-        for index in cards[pos : pos + plan.hand_size]:
-            mask |= BIT[index]
-        hands[(dealer + offset) % players] = mask
-        pos += plan.hand_size
-    table = 0
-    for index in cards[pos : pos + plan.table_size]:
-        table |= BIT[index]
-    pos += plan.table_size
-    return Hand(
-        variant,
-        rules,
-        players,
-        dealer,
-        plan.hand_size,
-        hands,
-        table,
-        cards[pos:],
-        piles=[0] * players,
-        scopas=[0] * players,
-        last_capturer=None,
-        turn=(dealer + 1) % players,
-    )
-
-
 class Hand:
     """The state of the hand being played. Hands, the table and piles are masks; the
-    stock is a list of card indices in dealing order."""
+    stock is a list of card indices in dealing order.
+
+    Build one with keywords, or with :meth:`deal` (a new hand) or :meth:`from_knowledge`
+    (the position a seat knows); :meth:`copy` is the search's fast copy."""
 
     __slots__ = (
         "variant",
@@ -96,27 +67,42 @@ class Hand:
         self,
         variant: Variant,
         rules: Rules,
-        players: int,
-        dealer: int,
-        hand_size: int,
-        hands: list[int],
-        table: int,
-        stock: list[int],
-        piles: list[int],
-        scopas: list[int],
-        last_capturer: int | None,
-        turn: int | None,
+        *,
+        hands: Sequence[int],
+        table: int = 0,
+        stock: Iterable[int] = (),
+        dealer: int = 0,
+        turn: int | None = 0,
+        piles: Sequence[int] | None = None,
+        scopas: Sequence[int] | None = None,
+        last_capturer: int | None = None,
+        hand_size: int | None = None,
     ) -> None:
+        """A position: each seat's hand (``hands[seat]``, a mask; there are as many
+        seats as hands), the table (a mask), the stock (card indices in dealing order),
+        the dealer and the seat to play (None once the hand's last card is played),
+        each seat's captured cards (masks) and scopas (none by default), the last seat
+        to capture, and the cards dealt to each seat in a round (by default the
+        variant's deal for that many players, or 0 for a count it is not played by).
+        The sequences are copied."""
+        players = len(hands)
+        if hand_size is None:
+            valid = players in variant.player_counts
+            hand_size = variant.deal_plan(players).hand_size if valid else 0
         self.variant = variant
         self.rules = rules
         self.players = players
         self.dealer = dealer
         self.hand_size = hand_size
-        self.hands = hands
+        self.hands = list(hands)
         self.table = table
-        self.stock = stock
-        self.piles = piles
-        self.scopas = scopas
+        self.stock = list(stock)
+        self.piles = [0] * players if piles is None else list(piles)
+        self.scopas = [0] * players if scopas is None else list(scopas)
+        if len(self.piles) != players or len(self.scopas) != players:
+            raise ValueError(
+                f"{players} hands, but {len(self.piles)} piles and {len(self.scopas)} scopas"
+            )
         self.last_capturer = last_capturer
         #: The seat to play; None once the hand's last card is played.
         self.turn = turn
@@ -125,22 +111,107 @@ class Hand:
         # R5 as it stands (no variant rule to ask): checked inline on the hot path.
         self._plain_scopa = type(variant).is_scopa is Variant.is_scopa
 
-    def copy(self) -> Hand:
-        """An independent copy, for a search to play on."""
+    @classmethod
+    def deal(
+        cls, variant: Variant, rules: Rules, players: int, dealer: int, cards: list[int]
+    ) -> Hand:
+        """R3: a new hand dealt from ``cards`` (card indices in dealing order): each seat
+        in playing order, from the seat after the dealer, gets its ``hand_size`` cards at
+        once, then the table gets ``table_size``; the rest is the stock. The seat after
+        the dealer plays first. Whether the variant wants a redeal, or gives the dealer a
+        bonus, is the caller's to ask (see Match)."""
+        plan = variant.deal_plan(players)
+        hands = [0] * players
+        pos = 0
+        for offset in range(1, players + 1):
+            mask = 0
+            for index in cards[pos : pos + plan.hand_size]:
+                mask |= BIT[index]
+            hands[(dealer + offset) % players] = mask
+            pos += plan.hand_size
+        table = 0
+        for index in cards[pos : pos + plan.table_size]:
+            table |= BIT[index]
+        pos += plan.table_size
+        # Hand rather than cls (Hand has no subclasses): a native call in a mypyc build.
         return Hand(
-            self.variant,
-            self.rules,
-            self.players,
-            self.dealer,
-            self.hand_size,
-            list(self.hands),
-            self.table,
-            list(self.stock),
-            list(self.piles),
-            list(self.scopas),
-            self.last_capturer,
-            self.turn,
+            variant,
+            rules,
+            hands=hands,
+            table=table,
+            stock=cards[pos:],
+            dealer=dealer,
+            turn=(dealer + 1) % players,
+            hand_size=plan.hand_size,
         )
+
+    @classmethod
+    def from_knowledge(
+        cls,
+        knowledge: Knowledge,
+        hands: Sequence[int] | None = None,
+        stock: Iterable[int] = (),
+    ) -> Hand:
+        """The position ``knowledge``'s seat knows, that seat to play: its own hand, the
+        table, the piles, scopas, last capturer, dealer and hand size as it knows them.
+        The other seats hold ``hands[seat]`` (masks, one per seat; the knowing seat's
+        entry is replaced by its own hand), or nothing when ``hands`` is None, and the
+        stock is ``stock`` (card indices in dealing order). Its :meth:`legal_codes` are
+        the seat's legal moves."""
+        seat = knowledge.seat
+        held = [0] * knowledge.players if hands is None else list(hands)
+        if len(held) != knowledge.players:
+            raise ValueError(f"{len(held)} hands for {knowledge.players} players")
+        held[seat] = knowledge.hand
+        return Hand(  # rather than cls: see deal()
+            knowledge.variant,
+            knowledge.rules,
+            hands=held,
+            table=knowledge.table,
+            stock=stock,
+            dealer=knowledge.dealer,
+            turn=seat,
+            piles=knowledge.piles,
+            scopas=knowledge.scopas,
+            last_capturer=knowledge.last_capturer,
+            hand_size=knowledge.hand_size,
+        )
+
+    def copy(self) -> Hand:
+        """An independent copy, for a search to play on (its inner loop): the fields are
+        assigned straight to a blank Hand, without the constructor's keyword handling
+        and defaults, which cost more than the copy itself in CPython."""
+        if not _BLANK_NEW:  # a mypyc build: the constructor is a native call there
+            return Hand(
+                self.variant,
+                self.rules,
+                hands=self.hands,
+                table=self.table,
+                stock=self.stock,
+                dealer=self.dealer,
+                turn=self.turn,
+                piles=self.piles,
+                scopas=self.scopas,
+                last_capturer=self.last_capturer,
+                hand_size=self.hand_size,
+            )
+        new: Hand = _new_hand(Hand)
+        new.variant = self.variant
+        new.rules = self.rules
+        new.players = self.players
+        new.dealer = self.dealer
+        new.hand_size = self.hand_size
+        new.hands = list(self.hands)
+        new.table = self.table
+        new.stock = list(self.stock)
+        new.piles = list(self.piles)
+        new.scopas = list(self.scopas)
+        new.last_capturer = self.last_capturer
+        new.turn = self.turn
+        new._forced_any = self._forced_any
+        new._rows = self._rows
+        new._plain_scopa = self._plain_scopa
+        return new
 
     @property
     def is_last_card(self) -> bool:
@@ -253,6 +324,14 @@ class Hand:
             piles[team] |= self.piles[seat]
             scopas[team] += self.scopas[seat]
         return piles, scopas
+
+
+#: For :meth:`Hand.copy`: allocates a Hand without running its constructor (looked up
+#: once). That is ``object.__new__`` when this module runs as Python source; in a mypyc
+#: build (`make compile`) ``Hand.__new__`` runs ``__init__``, so copy() calls the
+#: constructor instead (a native call, keywords and all, in compiled code).
+_new_hand: Final = Hand.__new__
+_BLANK_NEW: Final = _new_hand is object.__new__
 
 
 def unplayed(hand: Hand) -> int:

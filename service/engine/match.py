@@ -1,4 +1,4 @@
-"""A match: the deal, the play and the scoring of hand after hand (RULES.md R2-R8).
+"""A match: the deal, the play and the scoring of hand after hand (docs/rules.md R2-R8).
 
 ``Match`` holds the whole state, hidden cards included; what a viewer may see of it is
 decided in :mod:`service.engine.views`, never here. Every method that changes the state
@@ -12,7 +12,7 @@ import random
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .cards import DECK, Card, codes, sorted_cards
 from .errors import (
@@ -22,14 +22,20 @@ from .errors import (
     MatchOverError,
     NotYourTurnError,
 )
-from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, deal, move_code
+from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, move_code
 from .masks import BIT, cards_of, mask_of
 from .moves import Move
 from .rules import Rules
 from .scoring import SideScore, score_piles
+from .states import EventKind, Status
 from .variants import Variant, get_variant
 
 Event = dict[str, Any]
+
+#: Looked up once, for the checks and the event of every move: reading an enum member
+#: off its class is slow in Python 3.11 (its metaclass has a ``__getattr__``).
+_PLAYING: Final = Status.PLAYING
+_MOVE: Final = EventKind.MOVE
 
 MIN_TARGET = 1
 MAX_TARGET = 100
@@ -50,7 +56,7 @@ def legal_moves_in(
     """Every legal move with ``hand`` on ``table`` (R4): each capture choice of each card
     is its own move; a card that can capture must (R4.3), and with
     ``forced_capture="any"`` a card that captures nothing is legal only when no card can."""
-    position = Hand(variant, rules, 1, 0, 0, [mask_of(hand)], mask_of(table), [], [0], [0], None, 0)
+    position = Hand(variant, rules, hands=[mask_of(hand)], table=mask_of(table))
     return moves_of(position.legal_codes())
 
 
@@ -88,7 +94,7 @@ class Match:
     hand: Hand = field(init=False)
     scores: list[int] = field(default_factory=list)
     hand_scores: list[dict[str, Any]] = field(default_factory=list)
-    status: str = "playing"
+    status: Status = Status.PLAYING
     winner: int | None = None
     last_move: dict[str, Any] | None = None
 
@@ -157,7 +163,7 @@ class Match:
         )
         events: list[Event] = [
             {
-                "type": "match_started",
+                "type": EventKind.MATCH_STARTED,
                 "variant": the_variant.name,
                 "seats": [
                     {"seat": s, "name": n, "team": t}
@@ -185,73 +191,47 @@ class Match:
     def seats_of(self, team: int) -> list[int]:
         return [seat for seat, t in enumerate(self.teams) if t == team]
 
-    # The current hand with readable cards. Setters exist to build a position by hand.
+    # The current hand with readable cards, read-only: a position is set up by
+    # assigning ``match.hand`` a Hand (see Hand's constructor and factories).
 
     @property
     def turn(self) -> int | None:
+        """The seat to play; None once the hand's last card is played."""
         return self.hand.turn
-
-    @turn.setter
-    def turn(self, seat: int | None) -> None:
-        self.hand.turn = seat
 
     @property
     def hands(self) -> list[list[Card]]:
         """Each seat's cards, in listing order."""
         return [sorted_cards(cards_of(h)) for h in self.hand.hands]
 
-    @hands.setter
-    def hands(self, hands: list[list[Card]]) -> None:
-        self.hand.hands = [mask_of(h) for h in hands]
-
     @property
     def table(self) -> list[Card]:
         return sorted_cards(cards_of(self.hand.table))
-
-    @table.setter
-    def table(self, cards: list[Card]) -> None:
-        self.hand.table = mask_of(cards)
 
     @property
     def stock(self) -> list[Card]:
         """The cards still to deal, in dealing order."""
         return [DECK[i] for i in self.hand.stock]
 
-    @stock.setter
-    def stock(self, cards: list[Card]) -> None:
-        self.hand.stock = [c.index for c in cards]
-
     @property
     def piles(self) -> list[list[Card]]:
         """The cards each seat captured in this hand."""
         return [sorted_cards(cards_of(p)) for p in self.hand.piles]
 
-    @piles.setter
-    def piles(self, piles: list[list[Card]]) -> None:
-        self.hand.piles = [mask_of(p) for p in piles]
-
     @property
     def scopas(self) -> list[int]:
-        """Each seat's scopas in this hand."""
-        return self.hand.scopas
-
-    @scopas.setter
-    def scopas(self, scopas: list[int]) -> None:
-        self.hand.scopas = scopas
+        """Each seat's scopas in this hand (a copy)."""
+        return list(self.hand.scopas)
 
     @property
     def last_capturer(self) -> int | None:
         return self.hand.last_capturer
 
-    @last_capturer.setter
-    def last_capturer(self, seat: int | None) -> None:
-        self.hand.last_capturer = seat
-
     def legal_moves(self, seat: int | None = None) -> list[Move]:
         """The legal moves of ``seat`` (default: the seat to play); empty when it is not
         that seat's turn or the match is over."""
         seat = self.turn if seat is None else seat
-        if self.status != "playing" or seat is None or seat != self.turn:
+        if self.status != _PLAYING or seat is None or seat != self.turn:
             return []
         return moves_of(self.hand.legal_codes())
 
@@ -262,7 +242,7 @@ class Match:
     ) -> tuple[Move, list[Event]]:
         """Check and apply a move of ``seat``. ``capture`` may be None when the card has
         exactly one legal move. Returns the move and the events it caused (the move first)."""
-        if self.status != "playing":
+        if self.status != _PLAYING:
             raise MatchOverError("the match is over: no more moves")
         if seat != self.turn:
             raise NotYourTurnError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
@@ -333,7 +313,7 @@ class Match:
             "capture": codes(move.captured),
             "scopa": bool(flags & SCOPA),
         }
-        events: list[Event] = [{"type": "move", **self.last_move}]
+        events: list[Event] = [{"type": _MOVE, **self.last_move}]
         if flags & DEALT:
             events.append(self._deal_event(0, self.hand.hand_size))
         if flags & HAND_OVER:
@@ -357,13 +337,13 @@ class Match:
         attempt = 0
         while True:
             cards = deck if deck is not None and attempt == 0 else self._shuffled_deck(attempt)
-            hand = deal(self.variant, self.rules, self.players, self.dealer, cards)
+            hand = Hand.deal(self.variant, self.rules, self.players, self.dealer, cards)
             table = hand.table
             if not self.variant.needs_redeal(table):
                 break
             events.append(
                 {
-                    "type": "redeal",
+                    "type": EventKind.REDEAL,
                     "hand": self.hand_number,
                     "dealer": self.dealer,
                     "table": codes(sorted_cards(cards_of(table))),
@@ -383,7 +363,7 @@ class Match:
             hand.table = 0
             events.append(
                 {
-                    "type": "dealer_bonus",
+                    "type": EventKind.DEALER_BONUS,
                     "hand": self.hand_number,
                     "seat": self.dealer,
                     "capture": codes(sorted_cards(cards_of(table))),
@@ -393,7 +373,7 @@ class Match:
 
     def _deal_event(self, table: int, size: int) -> Event:
         return {
-            "type": "deal",
+            "type": EventKind.DEAL,
             "hand": self.hand_number,
             "dealer": self.dealer,
             "cards_each": size,
@@ -420,7 +400,7 @@ class Match:
         self.hand_scores.append(hand_score)
         events.append(
             {
-                "type": "hand_over",
+                "type": EventKind.HAND_OVER,
                 "hand": self.hand_number,
                 "remainder": {
                     "seat": capturer,
@@ -432,8 +412,10 @@ class Match:
         )
         winner = self._match_winner(sides)
         if winner is not None:
-            self.status, self.winner = "finished", winner
-            events.append({"type": "match_over", "winner": winner, "scores": list(self.scores)})
+            self.status, self.winner = Status.FINISHED, winner
+            events.append(
+                {"type": EventKind.MATCH_OVER, "winner": winner, "scores": list(self.scores)}
+            )
             return
         self.dealer = (self.dealer + 1) % self.players
         self._start_hand(events)
@@ -477,7 +459,7 @@ class Match:
             "last_capturer": self.hand.last_capturer,
             "scores": list(self.scores),
             "hand_scores": list(self.hand_scores),
-            "status": self.status,
+            "status": self.status.value,
             "winner": self.winner,
             "last_move": self.last_move,
         }
@@ -496,23 +478,22 @@ class Match:
             hand_number=data["hand_number"],
             scores=list(data["scores"]),
             hand_scores=list(data["hand_scores"]),
-            status=data["status"],
+            status=Status(data["status"]),
             winner=data["winner"],
             last_move=data["last_move"],
         )
-        players = len(match.names)
+        # The hand's size is not stored: every stored match has a valid player count,
+        # so it is the variant's deal for its players (the constructor's default).
         match.hand = Hand(
             match.variant,
             match.rules,
-            players,
-            match.dealer,
-            match.variant.deal_plan(players).hand_size,
-            list(data["hands"]),
-            data["table"],
-            list(data["stock"]),
-            list(data["piles"]),
-            list(data["scopas"]),
-            data["last_capturer"],
-            data["turn"],
+            hands=data["hands"],
+            table=data["table"],
+            stock=data["stock"],
+            dealer=match.dealer,
+            turn=data["turn"],
+            piles=data["piles"],
+            scopas=data["scopas"],
+            last_capturer=data["last_capturer"],
         )
         return match

@@ -22,6 +22,7 @@ from .errors import ScopaError
 from .match import Event, Match, code_of, team_of_seats
 from .moves import Move
 from .rules import Rules
+from .states import EventKind, Status
 from .variants import Variant, get_variant
 
 __all__ = ["ReplayError", "comparable", "replay"]
@@ -42,7 +43,7 @@ def replay(events: Sequence[Event]) -> Match:
     in an order of the replay's choosing. Raises :class:`ReplayError` when a move is
     illegal, or when the engine, dealing and playing as the log says, does not produce
     exactly the logged events."""
-    if not events or events[0].get("type") != "match_started":
+    if not events or events[0].get("type") != EventKind.MATCH_STARTED:
         raise ReplayError("the log must start with a match_started event")
     start = events[0]
     try:
@@ -68,7 +69,7 @@ def replay(events: Sequence[Event]) -> Match:
     match.decks = iter(_decks(events, variant, len(names)))
     produced: list[Event] = [
         {
-            "type": "match_started",
+            "type": EventKind.MATCH_STARTED,
             "variant": variant.name,
             "seats": [
                 {"seat": s, "name": n, "team": t}
@@ -90,13 +91,15 @@ def replay(events: Sequence[Event]) -> Match:
     while len(produced) < len(events):
         index = len(produced)
         event = events[index]
-        if event.get("type") != "move":
-            raise ReplayError(f"event {index}: the log has {event}, the replay expects a move")
+        if event.get("type") != EventKind.MOVE:
+            raise ReplayError(
+                f"event {index}: the log has {_shown(event)}, the replay expects a move"
+            )
         try:
             seat = event["seat"]
             move = Move.of(Card.parse(event["card"]), parse_cards(event["capture"]))
             legal = (
-                match.status == "playing"
+                match.status == Status.PLAYING
                 and seat == match.turn
                 and len(move.capture) == len(event["capture"])
                 and code_of(move) in match.hand.legal_codes()
@@ -104,7 +107,7 @@ def replay(events: Sequence[Event]) -> Match:
         except _MALFORMED as exc:
             raise ReplayError(f"event {index}: not a valid move event ({exc!r})") from None
         if not legal:
-            raise ReplayError(f"event {index}: the move {event} is not legal here")
+            raise ReplayError(f"event {index}: the move {_shown(event)} is not legal here")
         try:
             produced += match.push(move)
         except ReplayError:
@@ -148,12 +151,12 @@ def _decks(events: Sequence[Event], variant: Variant, players: int) -> list[list
     for index, event in enumerate(events):
         kind = event.get("type")
         try:
-            if kind == "redeal":
+            if kind == EventKind.REDEAL:
                 table = _indices(event["table"])
                 others = [i for i in range(len(DECK)) if i not in set(table)]
                 dealt = plan.hand_size * players
                 decks.append(others[:dealt] + table + others[dealt:])
-            elif kind == "deal" and event["hand"] != hand_number:
+            elif kind == EventKind.DEAL and event["hand"] != hand_number:
                 hand_number = event["hand"]
                 dealer = event["dealer"]
                 deck: list[int] = []
@@ -161,8 +164,8 @@ def _decks(events: Sequence[Event], variant: Variant, players: int) -> list[list
                     deck += _indices(event["hands"][str((dealer + offset) % players)])
                 deck += _indices(event["table"])
                 for later in events[index + 1 :]:
-                    if later.get("type") != "deal" or later["hand"] != hand_number:
-                        if later.get("type") in ("hand_over", "redeal"):
+                    if later.get("type") != EventKind.DEAL or later["hand"] != hand_number:
+                        if later.get("type") in (EventKind.HAND_OVER, EventKind.REDEAL):
                             break
                         continue
                     for offset in range(1, players + 1):
@@ -188,10 +191,25 @@ def _same(logged: Sequence[Event], produced: Sequence[Event], since: int) -> Non
     from the log (compared as JSON, as the log is stored), or runs past its end."""
     for index in range(since, len(produced)):
         if index >= len(logged):
-            raise ReplayError(f"event {index}: the log ends, the replay gives {produced[index]}")
+            raise ReplayError(
+                f"event {index}: the log ends, the replay gives {_plain(produced[index])}"
+            )
         if logged[index] == produced[index]:
             continue
-        theirs = json.loads(json.dumps(logged[index]))
-        mine = json.loads(json.dumps(produced[index]))
+        theirs, mine = _plain(logged[index]), _plain(produced[index])
         if theirs != mine:
             raise ReplayError(f"event {index}: the log has {theirs}, the replay gives {mine}")
+
+
+def _plain(event: Event) -> Any:
+    """``event`` as the log is stored and read back: JSON data, its kind (an
+    :class:`EventKind`) a plain string."""
+    return json.loads(json.dumps(event))
+
+
+def _shown(event: Event) -> Any:
+    """``event`` for a message: as :func:`_plain`, or as it is when it is not JSON data."""
+    try:
+        return _plain(event)
+    except (TypeError, ValueError):
+        return event

@@ -1,4 +1,4 @@
-"""Rule options (RULES.md R9, and the variant options of R10)."""
+"""Rule options (docs/rules.md R9, and the variant options of R10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scoring a hand (RULES.md R7, and the R9 options re_bello and napola)."""
+"""Scoring a hand (docs/rules.md R7, and the R9 options re_bello and napola)."""
 
 from __future__ import annotations
 

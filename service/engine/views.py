@@ -7,12 +7,13 @@ built here from the full state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
-from .cards import codes
-from .masks import FULL
-from .match import Event, Match, is_sweep
+from .cards import Card, codes
+from .knowledge import Knowledge
+from .masks import FULL, mask_of
+from .match import Event, Match, is_sweep, team_of_seats
 from .moves import Move
 from .rules import Rules
 from .variants import Variant
@@ -76,39 +77,6 @@ def move_view(move: Move, table: list[Any]) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class Knowledge:
-    """What one seat knows of a match at its turn: its hand, the table, every card seen
-    played (the piles), the counts of cards in the other hands and the stock, and the
-    public score. The computer players decide from this alone, never from the state.
-    Card sets are masks (see masks.py)."""
-
-    variant: Variant
-    rules: Rules
-    seat: int
-    players: int
-    teams: tuple[int, ...]
-    dealer: int
-    hand: int
-    table: int
-    piles: tuple[int, ...]
-    scopas: tuple[int, ...]
-    last_capturer: int | None
-    hand_counts: tuple[int, ...]
-    stock_count: int
-    hand_size: int
-    scores: tuple[int, ...]
-    target: int
-
-    @property
-    def unseen(self) -> int:
-        """Cards this seat has not seen: in the other hands or the stock."""
-        seen = self.hand | self.table
-        for pile in self.piles:
-            seen |= pile
-        return FULL ^ seen
-
-
 def knowledge_of(match: Match, seat: int) -> Knowledge:
     """What ``seat`` knows of ``match`` (see :class:`Knowledge`)."""
     hand = match.hand
@@ -129,4 +97,48 @@ def knowledge_of(match: Match, seat: int) -> Knowledge:
         hand_size=hand.hand_size,
         scores=tuple(match.scores),
         target=match.target,
+    )
+
+
+def position_knowledge(
+    variant: Variant,
+    rules: Rules,
+    *,
+    seat: int,
+    players: int,
+    dealer: int,
+    hand: Sequence[Card],
+    table: Sequence[Card],
+    piles: Sequence[Sequence[Card]],
+    scopas: Sequence[int],
+    hand_counts: Sequence[int],
+    last_capturer: int | None,
+) -> Knowledge:
+    """What ``seat``, to play, knows in a position described from outside a match (for
+    a hint): its hand, the table, each seat's pile and scopas this hand, and how many
+    cards each seat holds; the cards it has not seen are in the other hands and the
+    stock. The match score is unknown: nil."""
+    seen = mask_of(hand) | mask_of(table)
+    pile_masks = tuple(mask_of(p) for p in piles)
+    for pile in pile_masks:
+        seen |= pile
+    unseen = (FULL ^ seen).bit_count()
+    teams = tuple(team_of_seats(players))
+    return Knowledge(
+        variant=variant,
+        rules=rules,
+        seat=seat,
+        players=players,
+        teams=teams,
+        dealer=dealer,
+        hand=mask_of(hand),
+        table=mask_of(table),
+        piles=pile_masks,
+        scopas=tuple(scopas),
+        last_capturer=last_capturer,
+        hand_counts=tuple(hand_counts),
+        stock_count=unseen - (sum(hand_counts) - hand_counts[seat]),
+        hand_size=variant.deal_plan(players).hand_size,
+        scores=(0,) * (max(teams) + 1),
+        target=variant.default_target,
     )

@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "mypyc"
-#: The modules compiled: Hand.legal_codes()/push()/copy(), deal() and hand_points().
+#: The modules compiled: Hand.legal_codes()/push()/copy(), Hand.deal(), hand_points().
 MODULES = ("service/engine/masks.py", "service/engine/hand.py", "service/engine/scoring.py")
 DIGESTS = BUILD / "sources.json"
 #: What each scope of freshness covers.

@@ -11,7 +11,7 @@ implementations play the same hands, from the same random numbers, with the same
 - naive: what a reader would first write, cards as code strings (``"7D"``) and captures
   found by trying every subset of the table with itertools;
 - fast: the engine's core, :class:`~service.engine.hand.Hand` on card masks (dealt by
-  :func:`~service.engine.hand.deal` as :class:`~service.engine.match.Match` deals),
+  :meth:`~service.engine.hand.Hand.deal` as :class:`~service.engine.match.Match` deals),
   ``legal_codes()`` and ``push()``, then :func:`~service.engine.scoring.hand_points`;
 - Match: the readable API (``Match.legal_moves()`` and ``push()``), for reference.
 
@@ -39,10 +39,11 @@ from typing import Any
 
 from service.engine import hand as hand_module
 from service.engine.cards import DECK
-from service.engine.hand import deal
+from service.engine.hand import Hand
 from service.engine.match import Match, code_of
 from service.engine.rules import Rules
 from service.engine.scoring import hand_points
+from service.engine.states import Status
 from service.engine.variants import get_variant
 from tests.bench import compiled
 
@@ -181,7 +182,7 @@ def fast_hand(rng: random.Random, dealer: int) -> Points:
     while True:  # as Match._start_hand deals (classic Scopa has no dealer's bonus)
         cards = list(range(40))
         rng.shuffle(cards)
-        hand = deal(SCOPA, RULES, 2, dealer, cards)
+        hand = Hand.deal(SCOPA, RULES, 2, dealer, cards)
         if not SCOPA.needs_redeal(hand.table):
             break
     while hand.turn is not None:
@@ -198,7 +199,7 @@ def match_hand(rng: random.Random, dealer: int) -> Points:
     # target 1: the match ends with this hand, unless the top scores tie (then the next
     # hand is dealt too, and not played)
     match, _ = Match.new(players=2, deck=deck, first_dealer=dealer, target=1, seed=0)
-    while match.hand_number == 1 and match.status == "playing":
+    while match.hand_number == 1 and match.status == Status.PLAYING:
         moves = match.legal_moves()
         match.push(moves[int(random_() * len(moves))])
     return [side["points"] for side in match.hand_scores[0]["teams"]]
@@ -229,7 +230,7 @@ def check_agreement(hands: int, seed: int) -> tuple[int, int]:
         cards = list(range(40))
         rng.shuffle(cards)
         dealer = checked & 1
-        fast = deal(SCOPA, RULES, 2, dealer, cards)
+        fast = Hand.deal(SCOPA, RULES, 2, dealer, cards)
         naive = NaiveHand([NAIVE_DECK[i] for i in cards], dealer)
         assert SCOPA.needs_redeal(fast.table) == naive.needs_redeal()
         if naive.needs_redeal():

@@ -1,4 +1,4 @@
-"""Asso piglia tutto (RULES.md R10): the ace takes the whole table."""
+"""Asso piglia tutto (docs/rules.md R10): the ace takes the whole table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a variant of the game decides: the deal, the captures, the sweeps (RULES.md R10).
+"""What a variant of the game decides: the deal, the captures, the sweeps (docs/rules.md R10).
 
 The match engine asks its variant these questions and nothing else, so a new variant is
 one new module in this package holding a :class:`Variant` subclass with a ``name``: it

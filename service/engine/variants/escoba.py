@@ -1,4 +1,4 @@
-"""Escoba (RULES.md R10): the Spanish sister game, captures to 15, played to 21."""
+"""Escoba (docs/rules.md R10): the Spanish sister game, captures to 15, played to 21."""
 
 from __future__ import annotations
 

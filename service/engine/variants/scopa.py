@@ -1,4 +1,4 @@
-"""Classic Scopa (RULES.md R1-R9)."""
+"""Classic Scopa (docs/rules.md R1-R9)."""
 
 from __future__ import annotations
 

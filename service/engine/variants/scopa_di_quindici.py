@@ -1,4 +1,4 @@
-"""Scopa di quindici (RULES.md R10): the played card and what it takes make 15."""
+"""Scopa di quindici (docs/rules.md R10): the played card and what it takes make 15."""
 
 from __future__ import annotations
 

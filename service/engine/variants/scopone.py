@@ -1,4 +1,4 @@
-"""Scopone (RULES.md R10): four players in partnerships, the whole deck dealt at once."""
+"""Scopone (docs/rules.md R10): four players in partnerships, the whole deck dealt at once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scopone scientifico (RULES.md R10): ten cards each, nothing on the table."""
+"""Scopone scientifico (docs/rules.md R10): ten cards each, nothing on the table."""
 
 from __future__ import annotations
 

@@ -1,0 +1,39 @@
+"""The named states of the engine: a match's status and the kinds of event it emits.
+
+Both are :class:`~enum.StrEnum`: each member *is* its string (``Status.PLAYING ==
+"playing"``, ``EventKind.MOVE == "move"``), so the events and views that carry them
+serialize to the same JSON as plain strings, with :mod:`json` or orjson, and compare equal
+to the strings a stored log holds.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["EventKind", "Status"]
+
+
+class Status(StrEnum):
+    """Where a match stands (docs/rules.md R8)."""
+
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class EventKind(StrEnum):
+    """The ``"type"`` of each event a match emits, in the order they first occur."""
+
+    #: The seats, teams, target and rules of a new match.
+    MATCH_STARTED = "match_started"
+    #: Three or four kings on the table: the same dealer deals again (R3).
+    REDEAL = "redeal"
+    #: Cards dealt: a new hand, or a new round from the stock (R3).
+    DEAL = "deal"
+    #: The dealer takes the table just dealt (escoba, R10).
+    DEALER_BONUS = "dealer_bonus"
+    #: A seat played a card (R4, R5).
+    MOVE = "move"
+    #: The hand's last card was played: the remainder and the hand's score (R6, R7).
+    HAND_OVER = "hand_over"
+    #: A side won (R8, R9 napoleone).
+    MATCH_OVER = "match_over"
