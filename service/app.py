@@ -10,10 +10,11 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
 from . import config as settings
-from .api import analysis, floor, games, health, hints, observability, ratelimit, variants
+from .api import observability, ratelimit
 from .api.json_provider import OrjsonProvider
-from .api.problems import Problem, ProblemApi
-from .store import GameStore
+from .api.problems import Problem, ProblemApi, ProblemType
+from .api.resources import BLUEPRINTS
+from .play import GameStore
 
 API_DESCRIPTION = """\
 Play Scopa over HTTP: create a match, give each player their seat's secret token, and
@@ -21,7 +22,8 @@ play it move by move. Every match lives in Redis under its id.
 
 Cards are codes: the value 1-10 (ace 1, Fante 8, Cavallo 9, Re 10) then the suit:
 `D` Denari (coins), `C` Coppe (cups), `S` Spade (swords), `B` Bastoni (clubs). `7D` is
-the settebello. The rules are those of the project's RULES.md, sections R1-R10.
+the settebello. The rules are those of the project's rules reference, `docs/rules.md`
+(sections R1-R10), which code, answers and errors cite.
 
 Seat tokens go in `Authorization: Bearer <token>`. A seat's view shows its own hand;
 no response ever shows another seat's cards or the stock. Every error is an RFC 9457
@@ -79,12 +81,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["scopa_store"] = GameStore(pool, app.config["GAME_TTL_SECONDS"])
 
-    if app.config.get("LOADTEST_FLOOR"):
-        app.register_blueprint(floor.blp)  # outside the API and its spec: benchmarks only
     observability.install(app)
     ratelimit.install(app)
     api = ProblemApi(app)
-    for blueprint in (games.blp, hints.blp, variants.blp, analysis.blp, health.blp):
+    for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
 
     @app.before_request
@@ -93,7 +93,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             if not request.is_json:
                 raise Problem(
                     415,
-                    "/problems/unsupported-media-type",
+                    ProblemType.UNSUPPORTED_MEDIA_TYPE,
                     f"Send the body as application/json, not {request.mimetype or 'no type'}.",
                 )
 

@@ -18,14 +18,12 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": int(env.get("MAX_BODY_BYTES", 64 * 1024)),
         # Redis calls give up after this many seconds, and the request gets a 503.
         "REDIS_TIMEOUT_SECONDS": float(env.get("REDIS_TIMEOUT_SECONDS", 2.0)),
-        # Computer players stop moving after this long in one request (see games.py).
+        # Computer players stop moving after this long in one request (see service/play/steps.py).
         "BOT_TIME_LIMIT_SECONDS": float(env.get("BOT_TIME_LIMIT_SECONDS", 20.0)),
         # Requests allowed per minute (0: no limit); see service/api/ratelimit.py.
         "RATE_LIMIT_PER_ADDRESS": int(env.get("RATE_LIMIT_PER_ADDRESS", 1200)),
         "RATE_LIMIT_PER_TOKEN": int(env.get("RATE_LIMIT_PER_TOKEN", 300)),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
-        # Mount the load test's floor endpoint (service/api/floor.py): benchmarks only.
-        "LOADTEST_FLOOR": env.get("LOADTEST_FLOOR", "") == "1",
         # The expert computer player's search budget per move.
         "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),
     }

@@ -1,7 +1,7 @@
 """Shared pytest fixtures.
 
 The tests talk to a real Redis server, never a fake: by default a private
-``redis-server`` that ``service.devredis`` starts once per test session on a free
+``redis-server`` that ``tests.devredis`` starts once per test session on a free
 port of 127.0.0.1 (with an append-only file, so ``redis_server.restart()`` keeps the
 data).  A ``REDIS_URL`` in the environment is ignored; to run the suite against
 another server set ``TEST_REDIS_URL`` instead (its database is flushed before each
@@ -21,7 +21,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.app import create_app
-from service.devredis import RedisServer
+from tests.devredis import RedisServer
 from tests.helpers import Table
 from tests.live import LiveService
 

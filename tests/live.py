@@ -71,8 +71,12 @@ class LiveService:
     Its output goes to ``gunicorn.log`` in ``workdir``; :meth:`log_tail` quotes it.
     """
 
-    def __init__(self, redis_url: str, workdir: str | None = None, **env: str) -> None:
+    def __init__(
+        self, redis_url: str, workdir: str | None = None, *, app: str = APP, **env: str
+    ) -> None:
         self.redis_url = redis_url
+        #: The app gunicorn serves (the load test serves the service with its floor).
+        self.app = app
         self.port = free_port()
         # LIVE_KEEP_LOGS=1 keeps each service's directory (and its gunicorn.log) in /tmp.
         self._own_workdir = workdir is None and not os.environ.get("LIVE_KEEP_LOGS")
@@ -103,7 +107,7 @@ class LiveService:
         log = open(self.workdir / "gunicorn.log", "ab")  # noqa: SIM115 - kept by the child
         try:
             self.process = subprocess.Popen(
-                [GUNICORN, "-c", "deploy/gunicorn.conf.py", APP],
+                [GUNICORN, "-c", "deploy/gunicorn.conf.py", self.app],
                 cwd=ROOT,
                 env=env,
                 stdin=subprocess.DEVNULL,

@@ -1,5 +1,5 @@
 """The stateless endpoints: legal moves in a position and the score of a hand, for
-positions given in the body (RULES.md R4, R5, R7, R9). Nothing is stored."""
+positions given in the body (docs/rules.md R4, R5, R7, R9). Nothing is stored."""
 
 from __future__ import annotations
 

@@ -148,3 +148,33 @@ class TestCreation:
         two = client.post("/v1/games", json={}, headers=key()).get_json()
         assert one["id"] != two["id"]
         assert one["seats"][0]["token"] != two["seats"][0]["token"]
+
+
+def test_answers_are_kept_in_the_game_and_live_as_long_as_it(
+    table: Table, redis_url: str
+) -> None:
+    """The answer to a keyed creation or move is a field of the game's hash, written by
+    the commit that stores the move (service/play/store.py): it expires with the game,
+    whose lifetime every later move renews, and no other key is written for it."""
+    body, creation = {"seed": 3}, key()
+    created = table.client.post("/v1/games", json=body, headers=creation)
+    assert created.status_code == 201
+    table.created = created.get_json()
+    table.game_id = table.created["id"]
+    table.tokens = [seat["token"] for seat in table.created["seats"]]
+    turn = table.view()["turn"]
+    move = table.legal_moves(turn)[0]
+    move_key = key()
+    first = table.move(turn, move["card"], move["capture"], headers=move_key)
+    assert first.status_code == 200
+    with redis.Redis.from_url(redis_url, decode_responses=True) as client:
+        game_key = f"scopa:game:{{{table.game_id}}}"
+        assert sorted(client.keys("*")) == [game_key, game_key + ":events"]
+        fields = client.hkeys(game_key)
+        assert len([f for f in fields if f.startswith("idem:")]) == 2  # creation and move
+        for token in table.tokens:  # tokens are derived again on a replay, never kept
+            assert token not in "".join(client.hvals(game_key))
+    again = table.client.post("/v1/games", json=body, headers=creation)
+    assert again.status_code == 201 and again.get_json() == created.get_json()
+    replayed = table.move(turn, move["card"], move["capture"], headers=move_key)
+    assert replayed.get_json() == first.get_json()

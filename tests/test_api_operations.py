@@ -14,6 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.observability import JsonFormatter
+from tests.bench import floor
 from tests.helpers import Table
 from tests.live import LiveService, Player
 
@@ -139,7 +140,8 @@ class TestRateLimits:
 
 
 class TestLoadTestFloor:
-    """The load test's floor endpoint (service/api/floor.py) is there only when asked for."""
+    """The load test's floor endpoint (tests/bench/floor.py) is served only by the load
+    test's own app, never by the service."""
 
     def test_absent_by_default(self, client: FlaskClient) -> None:
         response = client.post("/_loadtest/floor/x", json={})
@@ -150,8 +152,9 @@ class TestLoadTestFloor:
     def test_one_get_and_one_set_when_asked_for(
         self, make_app: Callable[..., Flask], redis_url: str
     ) -> None:
-        bench = make_app(REDIS_URL=redis_url, LOADTEST_FLOOR=True).test_client()
+        bench = floor.create_app({"TESTING": True, "REDIS_URL": redis_url}).test_client()
         first = bench.post("/_loadtest/floor/x", json={"n": 1})
         assert first.status_code == 200 and first.json == {"key": "x", "seen": False}
         assert bench.post("/_loadtest/floor/x", json={"n": 2}).json["seen"] is True
         assert not any("_loadtest" in path for path in bench.get("/openapi.json").json["paths"])
+        bench.application.extensions["scopa_store"].close()

@@ -1,4 +1,4 @@
-"""Responses are dumped by a plan compiled from their schemas (service/api/response_schema.py):
+"""Responses are dumped by a plan compiled from their schemas (service/api/responses.py):
 it must give exactly what marshmallow's own dump gives, for every response the API sends,
 and must drop what a schema does not declare."""
 
@@ -12,11 +12,12 @@ from typing import Any
 import marshmallow as ma
 import pytest
 from flask import Flask, jsonify
+from flask.json.provider import DefaultJSONProvider
 from flask.testing import FlaskClient
 from marshmallow import fields
 
-from service.api.response_schema import ResponseSchema
-from service.api.schemas import GameViewSchema
+from service.api.resources.games.schemas import GameViewSchema
+from service.api.responses import ResponseSchema
 from service.engine import VARIANTS
 
 from .helpers import Table
@@ -127,3 +128,28 @@ def test_what_orjson_refuses_flask_still_writes(app: Flask) -> None:
         }
         assert jsonify({"card": "7D"}).get_data() == b'{"card":"7D"}'  # orjson's, compact
         assert json.loads(app.json.dumps({"n": 2**70})) == {"n": 2**70}
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((), {}),
+        (({"a": 1},), {}),
+        ((1, 2, "x"), {}),
+        ((), {"a": [1, 2], "b": None}),
+        ((None,), {}),
+    ],
+    ids=["nothing", "one", "several", "keywords", "null"],
+)
+def test_jsonify_takes_its_arguments_as_flask_does(
+    app: Flask, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    """service/api/json_provider.py reads jsonify's arguments itself (Flask's helper for
+    that is private): the same value as Flask's own provider, for every form."""
+    with app.app_context():
+        ours = app.json.response(*args, **kwargs)
+        flasks = DefaultJSONProvider(app).response(*args, **kwargs)
+        assert json.loads(ours.get_data()) == json.loads(flasks.get_data())
+        assert ours.mimetype == flasks.mimetype == "application/json"
+        with pytest.raises(TypeError):
+            app.json.response(1, a=2)

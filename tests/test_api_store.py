@@ -16,10 +16,11 @@ from flask.testing import FlaskClient
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.devredis import RedisServer
+from service import play
 from service.engine import Card
-from service.games import BotSettings, StaleVersionError, load_game, play_move
-from service.store import GameStore, StoredGame, VersionConflictError, events_key_for, key_for
+from service.play import BotSettings, GameStore, StaleVersionError, VersionConflictError
+from service.play.store import events_key_for, key_for
+from tests.devredis import RedisServer
 from tests.helpers import Table
 
 PROBLEM = "application/problem+json"
@@ -113,22 +114,22 @@ class TestSimultaneousMoves:
         game = Table(app.test_client())
         game.create(seed=8)
         store: GameStore = app.extensions["scopa_store"]
-        first = load_game(store, game.game_id)
-        second = load_game(store, game.game_id)
+        first = store.load(game.game_id)
+        second = store.load(game.game_id)
         assert first.version == second.version == 1
         seat = first.match.turn
         assert seat is not None
         move = first.match.legal_moves()[0]
         other = second.match.legal_moves()[-1]
 
-        saved, played, _ = play_move(
-            store, first, seat, move.card, move.captured, None, BotSettings()
-        )
-        assert saved.version == 2 and played == move
+        step = play.move(first, seat, move.card, move.captured, BotSettings())
+        assert step.version == 2 and step.events[0]["card"] == move.card.code
+        store.commit(step)
+        rival = play.move(second, seat, other.card, other.captured, BotSettings())
         with pytest.raises(VersionConflictError):
-            play_move(store, second, seat, other.card, other.captured, None, BotSettings())
+            store.commit(rival)
 
-        stored = load_game(store, game.game_id)
+        stored = store.load(game.game_id)
         assert stored.version == 2
         assert stored.match.last_move is not None
         assert stored.match.last_move["card"] == move.card.code
@@ -138,42 +139,41 @@ class TestSimultaneousMoves:
 
         # If-Match is checked against the version the game was read at.
         with pytest.raises(StaleVersionError) as stale:
-            play_move(
-                store,
-                load_game(store, game.game_id),
+            play.move(
+                store.load(game.game_id),
                 1 - seat,
                 Card.parse("7D"),
                 [],
-                1,
                 BotSettings(),
+                if_match=1,
             )
         assert stale.value.current == 2
 
     def test_a_lost_race_is_a_409_with_a_problem(self, app: Flask, table: Table) -> None:
-        """A move that was checked against version 1 but is stored after another move
+        """A move that was checked against version 1 but is committed after another move
         reached version 2: the API answers 409 /problems/conflict and changes nothing."""
         table.create(seed=8)
         store: GameStore = app.extensions["scopa_store"]
         turn = table.view()["turn"]
         move = table.legal_moves(turn)[0]
-        real_save = store.save
+        real_commit = store.commit
         raced = {"done": False}
 
-        def save_after_a_rival(game: Any, events: list[dict[str, Any]], record: Any) -> Any:
+        def commit_after_a_rival(step: play.Step, **kwargs: Any) -> None:
             if not raced["done"]:
                 raced["done"] = True
-                rival = load_game(store, table.game_id)
+                rival = store.load(table.game_id)
                 rival_move = rival.match.legal_moves()[0]
-                play_move(
-                    store, rival, turn, rival_move.card, rival_move.captured, None, BotSettings()
+                real_commit(
+                    play.move(rival, turn, rival_move.card, rival_move.captured, BotSettings())
                 )
-            return real_save(game, events, record)
+            real_commit(step, **kwargs)
 
-        store.save = save_after_a_rival  # type: ignore[method-assign]
+        store.commit = commit_after_a_rival  # type: ignore[method-assign]
         try:
             response = table.move(turn, move["card"], move["capture"])
         finally:
-            store.save = real_save  # type: ignore[method-assign]
+            store.commit = real_commit  # type: ignore[method-assign]
         assert response.status_code == 409
         assert response.mimetype == PROBLEM
         assert response.get_json(force=True)["type"] == "/problems/conflict"
@@ -368,7 +368,9 @@ def test_a_write_whose_reply_was_lost_is_not_refused_when_retried(redis_url: str
     retry = Retry(NoBackoff(), 2)
     pool = redis.ConnectionPool.from_url(redis_url, decode_responses=True, retry=retry)
     store = GameStore(pool, 60)
-    game = store.create({"n": 1}, [{"type": "first"}])
+    created = play.create(play.Setup(seed=3), BotSettings())
+    store.commit(created)
+    game_id = created.game.id
     connection = store.redis.connection
     assert connection is not None
     answer = connection.read_response
@@ -381,12 +383,21 @@ def test_a_write_whose_reply_was_lost_is_not_refused_when_retried(redis_url: str
             raise redis.ConnectionError("connection reset")
         return answer(*args, **kwargs)
 
+    first, second = store.load(game_id), store.load(game_id)
+    seat = first.match.turn
+    assert seat is not None
+    move = first.match.legal_moves()[0]
+    step = play.move(first, seat, move.card, move.captured, BotSettings())
     connection.read_response = lose_the_first_answer  # type: ignore[method-assign]
-    saved = store.save(StoredGame(game.id, 1, {"n": 2}), [{"type": "second"}])
-    assert lost and saved.version == 2
-    assert store.load(game.id).state == {"n": 2}
-    assert store.events(game.id) == (2, [{"type": "first"}, {"type": "second"}])
+    store.commit(step)
+    assert lost
+    stored = store.load(game_id)
+    assert stored.version == 2
+    assert stored.match.to_dict() == step.game.match.to_dict()
+    logged = json.loads(json.dumps(created.events + step.events))
+    assert store.events(game_id) == (2, logged)  # the move's events appended once
     # Another writer that read version 1 is still refused.
+    other = second.match.legal_moves()[-1]
     with pytest.raises(VersionConflictError):
-        store.save(StoredGame(game.id, 1, {"n": 3}), [{"type": "other"}])
+        store.commit(play.move(second, seat, other.card, other.captured, BotSettings()))
     store.close()

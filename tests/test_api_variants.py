@@ -1,4 +1,4 @@
-"""The variants of RULES.md R10 over HTTP: ``GET /v1/variants`` describes each, a match
+"""The variants of docs/rules.md R10 over HTTP: ``GET /v1/variants`` describes each, a match
 of each is created and played to its end, the stateless ``/v1/legal-moves`` and
 ``/v1/score`` answer for each, and senseless combinations are refused with 422."""
 

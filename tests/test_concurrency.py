@@ -24,7 +24,7 @@ import redis
 import requests
 
 from service.engine.replay import comparable, replay
-from service.store import events_key_for, key_for
+from service.play.store import events_key_for, key_for
 from tests.live import LiveService, Player
 
 CLIENTS = 12

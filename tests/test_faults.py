@@ -25,9 +25,9 @@ import pytest
 import redis
 import requests
 
-from service.devredis import RedisServer
 from service.engine.replay import comparable, replay
-from service.store import events_key_for, key_for
+from service.play.store import events_key_for, key_for
+from tests.devredis import RedisServer
 from tests.live import LiveService, Player, assert_conforms
 
 GAME = "/v1/games/{game_id}"

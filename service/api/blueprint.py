@@ -1,18 +1,27 @@
-"""The Blueprint every resource uses: flask-smorest's, with a JSON body parser that
-refuses every unparseable body as bad JSON (400) instead of letting it become a 500, and
-that documents, on every operation taking a JSON body, the answers to a bad body: 400,
-413 and 415."""
+"""The Blueprint every resource uses: flask-smorest's, with
+
+- a JSON body parser that refuses every unparseable body as bad JSON (400) instead of
+  letting it become a 500;
+- one schema instance per operation (webargs would build one per request from a class,
+  which costs more than parsing a move);
+- :meth:`Blueprint.documents`: an operation's problem answers, its security and its
+  header parameters in one decorator (the answers to a bad body, 400, 413 and 415, are
+  added to every operation taking a JSON body).
+"""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import flask
 import flask_smorest
+import marshmallow as ma
 from webargs.flaskparser import FlaskParser
 
-from .problems import PROBLEM_JSON, ProblemSchema
+from .problems import Problem, ProblemType, error_responses
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: What every operation with a JSON body may answer before it reads the body's fields.
 BODY_ERRORS = {
@@ -23,16 +32,16 @@ BODY_ERRORS = {
 
 
 class BodyParser(FlaskParser):
-    def _raw_load_json(self, req: flask.Request) -> Any:
+    def load_json(self, req: flask.Request, schema: ma.Schema) -> Any:
+        # webargs answers a body that does not decode as JSON with a 400 itself; these
+        # are the bodies that decode and still fail: nesting deeper than the parser's
+        # stack, an integer literal over Python's digit limit.
         try:
-            return super()._raw_load_json(req)
-        except RecursionError:  # nesting deeper than the parser's stack
-            error = json.JSONDecodeError("JSON nested too deeply", "-", 0)
-        except json.JSONDecodeError:
-            raise
-        except ValueError as exc:  # e.g. an integer literal over Python's digit limit
-            error = json.JSONDecodeError(str(exc), "-", 0)
-        return self._handle_invalid_json_error(error, req)
+            return super().load_json(req, schema)
+        except (RecursionError, ValueError):
+            raise Problem(
+                400, ProblemType.INVALID_JSON, "The request body is not valid JSON."
+            ) from None
 
 
 class Blueprint(flask_smorest.Blueprint):
@@ -40,38 +49,20 @@ class Blueprint(flask_smorest.Blueprint):
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
         if isinstance(schema, type):
-            # One instance for every request: webargs would build one per request from a
-            # class, which costs more than parsing a move.
             schema = schema()
         parse = super().arguments(schema, location=location, **kwargs)
         if location != "json":
             return parse
+        document = self.doc(responses=error_responses(BODY_ERRORS, limited=False))
+        return lambda func: parse(document(func))
 
-        def decorate(func: Any) -> Any:
-            func = parse(func)
-            for status, description in BODY_ERRORS.items():
-                func = self.alt_response(
-                    status, schema=ProblemSchema, description=description, content_type=PROBLEM_JSON
-                )(func)
-            return func
-
+    def documents(
+        self, errors: Mapping[int, str], *, limited: bool = True, **doc: Any
+    ) -> Callable[[F], F]:
+        """Document an operation's problem answers, ``{status: when it happens}`` (and
+        the rate limit's 429 unless the operation is never limited), with any other
+        OpenAPI fields of the operation (``security``, ``parameters``)."""
+        decorate: Callable[[F], F] = self.doc(
+            responses=error_responses(errors, limited=limited), **doc
+        )
         return decorate
-
-    # flask-smorest's documenting decorators wrap the view in one more function each, that
-    # only calls it; an operation documenting ten answers ran ten such calls per request.
-    # These keep the documentation they record and drop the wrapper.
-
-    def alt_response(self, *args: Any, **kwargs: Any) -> Any:
-        return _documentation_only(super().alt_response(*args, **kwargs))
-
-    @staticmethod
-    def doc(**kwargs: Any) -> Any:
-        return _documentation_only(flask_smorest.Blueprint.doc(**kwargs))
-
-
-def _documentation_only(document: Any) -> Any:
-    def decorate(func: Any) -> Any:
-        func._apidoc = document(func)._apidoc  # noqa: SLF001 - flask-smorest's record
-        return func
-
-    return decorate

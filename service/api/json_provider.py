@@ -20,13 +20,18 @@ class OrjsonProvider(DefaultJSONProvider):
     def dumps(self, obj: Any, **kwargs: Any) -> str:
         if kwargs:  # options only Flask's encoder takes (indent, sort_keys, ...)
             return super().dumps(obj, **kwargs)
-        return self._encode(obj).decode()
+        return self.encode(obj).decode()
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
-        body = self._encode(self._prepare_response_obj(args, kwargs))
-        return Response(body, mimetype=self.mimetype)
+        """As Flask's ``jsonify``: one argument is the value, several are a list, keyword
+        arguments are an object; not both."""
+        if args and kwargs:
+            raise TypeError("app.json.response() takes either args or kwargs, not both")
+        obj = args[0] if len(args) == 1 else (args or kwargs or None)
+        return Response(self.encode(obj), mimetype=self.mimetype)
 
-    def _encode(self, obj: Any) -> bytes:
+    def encode(self, obj: Any) -> bytes:
+        """``obj`` as UTF-8 JSON bytes."""
         try:
             return orjson.dumps(obj)
         except TypeError:  # orjson.JSONEncodeError is one

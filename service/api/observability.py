@@ -32,6 +32,9 @@ from prometheus_client import (
 )
 from prometheus_client import REGISTRY as DEFAULT_REGISTRY
 
+from ..engine import EventKind
+from ..play import Step
+
 REQUEST_ID = "X-Request-ID"
 _SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
@@ -126,12 +129,18 @@ def configure_logging() -> None:
     logger.propagate = False
 
 
-def count_events(events: list[dict[str, Any]], variant: str, bots: list[str | None]) -> None:
-    """Count the moves and finished matches among ``events`` just stored."""
-    for event in events:
-        if event["type"] == "move":
-            MOVES.labels("bot" if bots[event["seat"]] else "person").inc()
-        elif event["type"] == "match_over":
+def count_step(step: Step) -> None:
+    """Count the matches started, the moves and the matches finished of a step just
+    committed."""
+    game = step.game
+    variant = game.match.variant.name
+    for event in step.events:
+        kind = event["type"]
+        if kind == EventKind.MATCH_STARTED:
+            MATCHES_STARTED.labels(variant).inc()
+        elif kind == EventKind.MOVE:
+            MOVES.labels("bot" if game.bots[event["seat"]] else "person").inc()
+        elif kind == EventKind.MATCH_OVER:
             MATCHES_FINISHED.labels(variant).inc()
 
 

@@ -1,24 +1,24 @@
 """RFC 9457 problem details: every 4xx and 5xx the service sends, and their documentation.
 
-Views raise :class:`Problem` (or let an engine or store error through); the handlers
-registered by :func:`register_problem_handlers` turn each into an
-``application/problem+json`` response. No handler ever puts a stack trace or a hidden
-card into a response.
+Views raise :class:`Problem`, or let an engine, game or store error through; one table,
+:data:`PROBLEMS`, says which problem each error is. flask-smorest's public hook
+``handle_http_exception`` answers HTTP errors (routing, sizes, bad bodies) the same way.
+No answer ever holds a stack trace or a hidden card.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
+from enum import StrEnum
 from http import HTTPStatus
-from typing import Any, TypeVar
+from typing import Any
 
 import marshmallow as ma
+import orjson
 import redis
 from flask import Flask, Response
-from flask_smorest import Api, Blueprint
-from flask_smorest.utils import prepare_response
+from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
 from ..engine import (
@@ -29,73 +29,107 @@ from ..engine import (
     NotYourTurnError,
     ScopaError,
 )
-from ..store import GameNotFoundError, VersionConflictError
+from ..play import (
+    GameNotFoundError,
+    IdempotencyKeyReusedError,
+    NoBotToMoveError,
+    StaleVersionError,
+    VersionConflictError,
+)
 from .observability import REDIS_ERRORS
-from .response_schema import ResponseSchema
+from .responses import ResponseSchema
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger(__name__)
 
-#: Every problem type the service sends (the ``type`` member), with what it means.
-PROBLEM_TYPES: dict[str, tuple[str, str]] = {
-    "about:blank": ("", "A plain HTTP error; the title is the status phrase."),
-    "/problems/validation": (
+
+class ProblemType(StrEnum):
+    """Every problem type the service sends (the ``type`` member)."""
+
+    HTTP = "about:blank"
+    VALIDATION = "/problems/validation"
+    INVALID_JSON = "/problems/invalid-json"
+    UNSUPPORTED_MEDIA_TYPE = "/problems/unsupported-media-type"
+    UNAUTHORIZED = "/problems/unauthorized"
+    GAME_NOT_FOUND = "/problems/game-not-found"
+    NOT_YOUR_TURN = "/problems/not-your-turn"
+    MATCH_OVER = "/problems/match-over"
+    CONFLICT = "/problems/conflict"
+    VERSION_MISMATCH = "/problems/version-mismatch"
+    ILLEGAL_MOVE = "/problems/illegal-move"
+    AMBIGUOUS_MOVE = "/problems/ambiguous-move"
+    IDEMPOTENCY_KEY_REUSED = "/problems/idempotency-key-reused"
+    INVALID_SETUP = "/problems/invalid-setup"
+    HAND_IN_PROGRESS = "/problems/hand-in-progress"
+    HAND_NOT_FOUND = "/problems/hand-not-found"
+    RATE_LIMITED = "/problems/rate-limited"
+    STORAGE_UNAVAILABLE = "/problems/storage-unavailable"
+    INTERNAL = "/problems/internal"
+
+
+#: Each problem type's title ("" for the status phrase) and what it means.
+MEANINGS: dict[ProblemType, tuple[str, str]] = {
+    ProblemType.HTTP: ("", "A plain HTTP error; the title is the status phrase."),
+    ProblemType.VALIDATION: (
         "Invalid request",
         "The body or parameters failed validation; see `errors`.",
     ),
-    "/problems/invalid-json": ("Invalid JSON", "The body is not valid JSON."),
-    "/problems/unsupported-media-type": (
+    ProblemType.INVALID_JSON: ("Invalid JSON", "The body is not valid JSON."),
+    ProblemType.UNSUPPORTED_MEDIA_TYPE: (
         "Unsupported media type",
         "A body was sent with a type other than JSON.",
     ),
-    "/problems/unauthorized": (
+    ProblemType.UNAUTHORIZED: (
         "Unauthorized",
         "No seat token, or one that is not a token of this game.",
     ),
-    "/problems/game-not-found": (
+    ProblemType.GAME_NOT_FOUND: (
         "Game not found",
         "No game has this id (it never existed or expired).",
     ),
-    "/problems/not-your-turn": (
+    ProblemType.NOT_YOUR_TURN: (
         "Not your turn",
         "The move came from a seat that is not the seat to play.",
     ),
-    "/problems/match-over": ("Match over", "The match has finished: no more moves."),
-    "/problems/conflict": (
+    ProblemType.MATCH_OVER: ("Match over", "The match has finished: no more moves."),
+    ProblemType.CONFLICT: (
         "Conflicting move",
         "Another move was stored first; reload the game and retry.",
     ),
-    "/problems/version-mismatch": (
+    ProblemType.VERSION_MISMATCH: (
         "Version mismatch",
         "If-Match named a version that is no longer current.",
     ),
-    "/problems/illegal-move": (
+    ProblemType.ILLEGAL_MOVE: (
         "Illegal move",
         "The rules do not allow this move; see `legal_captures`.",
     ),
-    "/problems/ambiguous-move": (
+    ProblemType.AMBIGUOUS_MOVE: (
         "Ambiguous move",
         "The card can capture in several ways; say which in `capture`.",
     ),
-    "/problems/idempotency-key-reused": (
+    ProblemType.IDEMPOTENCY_KEY_REUSED: (
         "Idempotency key reused",
         "The Idempotency-Key came with a different request before; use a new key.",
     ),
-    "/problems/invalid-setup": ("Invalid setup", "The match or position asked for cannot exist."),
-    "/problems/hand-in-progress": (
+    ProblemType.INVALID_SETUP: (
+        "Invalid setup",
+        "The match or position asked for cannot exist.",
+    ),
+    ProblemType.HAND_IN_PROGRESS: (
         "Hand in progress",
         "That hand is still being played: no score yet.",
     ),
-    "/problems/hand-not-found": ("Hand not found", "The match has no hand with this number."),
-    "/problems/rate-limited": (
+    ProblemType.HAND_NOT_FOUND: ("Hand not found", "The match has no hand with this number."),
+    ProblemType.RATE_LIMITED: (
         "Too many requests",
         "Over the request rate allowed per address or token; retry after `Retry-After`.",
     ),
-    "/problems/storage-unavailable": (
+    ProblemType.STORAGE_UNAVAILABLE: (
         "Storage unavailable",
         "The game store cannot be reached; retry after `Retry-After`.",
     ),
-    "/problems/internal": ("Internal error", "An unexpected error; it was logged."),
+    ProblemType.INTERNAL: ("Internal error", "An unexpected error; it was logged."),
 }
 
 
@@ -105,9 +139,9 @@ class ProblemSchema(ResponseSchema):
     type = ma.fields.String(
         required=True,
         metadata={
-            "enum": list(PROBLEM_TYPES),
+            "enum": [t.value for t in ProblemType],
             "description": "The kind of problem: "
-            + "; ".join(f"`{k}`: {v[1]}" for k, v in PROBLEM_TYPES.items()),
+            + "; ".join(f"`{t.value}`: {MEANINGS[t][1]}" for t in ProblemType),
         },
     )
     title = ma.fields.String(required=True, metadata={"description": "Short summary of the type."})
@@ -137,14 +171,13 @@ class Problem(Exception):
     def __init__(
         self,
         status: int,
-        type_: str,
+        type_: ProblemType,
         detail: str,
         *,
         headers: Mapping[str, str] | None = None,
         **extra: Any,
     ) -> None:
         super().__init__(detail)
-        assert type_ in PROBLEM_TYPES, type_
         self.status = status
         self.type = type_
         self.detail = detail
@@ -153,31 +186,113 @@ class Problem(Exception):
 
     def response(self) -> Response:
         body = {
-            "type": self.type,
-            "title": _title(self.type, self.status),
+            "type": self.type.value,
+            "title": MEANINGS[self.type][0] or HTTPStatus(self.status).phrase,
             "status": self.status,
             "detail": self.detail,
             **self.extra,
         }
-        resp = Response(
-            json.dumps(body, separators=(",", ":")), status=self.status, mimetype=PROBLEM_JSON
-        )
+        # Validation errors of list items are keyed by index: written as strings.
+        data = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+        resp = Response(data, status=self.status, mimetype=PROBLEM_JSON)
         resp.headers.update(self.headers)
         return resp
 
 
-def _title(type_: str, status: int) -> str:
-    return PROBLEM_TYPES[type_][0] or HTTPStatus(status).phrase
+def etag(version: int) -> dict[str, str]:
+    """The ETag header of a game at ``version``."""
+    return {"ETag": f'"{version}"'}
 
 
-def _from_http_exception(error: HTTPException) -> Problem:
+def _illegal(error: IllegalMoveError) -> Problem:
+    kind = (
+        ProblemType.AMBIGUOUS_MOVE
+        if isinstance(error, AmbiguousMoveError)
+        else ProblemType.ILLEGAL_MOVE
+    )
+    return Problem(422, kind, str(error), legal_captures=error.legal_captures)
+
+
+def _stale(error: StaleVersionError) -> Problem:
+    return Problem(
+        412,
+        ProblemType.VERSION_MISMATCH,
+        f"The game is now at version {error.current}: reload it before moving.",
+        current_version=error.current,
+        headers=etag(error.current),
+    )
+
+
+def _storage_down(error: Exception) -> Problem:
+    log.warning("game store unreachable: %s", type(error).__name__)
+    REDIS_ERRORS.inc()
+    return Problem(
+        503,
+        ProblemType.STORAGE_UNAVAILABLE,
+        "The game store is unreachable right now. Nothing was changed; retry in a moment.",
+        headers={"Retry-After": "1"},
+    )
+
+
+#: The problem each error the views let through is. An error is looked up by its class,
+#: then by each of its base classes in turn: the most specific entry wins.
+PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
+    Problem: lambda problem: problem,
+    IllegalMoveError: _illegal,
+    NotYourTurnError: lambda e: Problem(409, ProblemType.NOT_YOUR_TURN, f"Not your turn: {e}."),
+    MatchOverError: lambda e: Problem(
+        409, ProblemType.MATCH_OVER, "The match has finished: no more moves."
+    ),
+    InvalidSetupError: lambda e: Problem(422, ProblemType.INVALID_SETUP, str(e)),
+    ScopaError: lambda e: Problem(422, ProblemType.VALIDATION, str(e)),
+    GameNotFoundError: lambda e: Problem(
+        404,
+        ProblemType.GAME_NOT_FOUND,
+        "No game has this id: it never existed, or it expired after a long pause.",
+    ),
+    VersionConflictError: lambda e: Problem(
+        409,
+        ProblemType.CONFLICT,
+        "Another move was stored while this one was being applied: reload the game "
+        "and play again if the move is still yours to make.",
+    ),
+    StaleVersionError: _stale,
+    NoBotToMoveError: lambda e: Problem(
+        409,
+        ProblemType.NOT_YOUR_TURN,
+        "The seat to play is a person's, or the match is over: no computer player is to move.",
+    ),
+    IdempotencyKeyReusedError: lambda e: Problem(
+        422,
+        ProblemType.IDEMPOTENCY_KEY_REUSED,
+        "This Idempotency-Key was used for a different request: use a new key for a new "
+        "request, or resend the first request exactly.",
+    ),
+    redis.exceptions.ConnectionError: _storage_down,
+    redis.exceptions.TimeoutError: _storage_down,
+}
+
+
+def problem_of(error: Exception) -> Problem:
+    """The problem ``error`` is (see :data:`PROBLEMS`); an unexpected error is a 500."""
+    for cls in type(error).__mro__:
+        make = PROBLEMS.get(cls)
+        if make is not None:
+            return make(error)
+    log.error("unhandled error", exc_info=error)
+    return Problem(
+        500, ProblemType.INTERNAL, "Something went wrong on our side; it has been logged."
+    )
+
+
+def problem_of_http_error(error: HTTPException) -> Problem:
     """Werkzeug and webargs errors: routing, methods, sizes, body validation."""
     status = error.code or 500
     data = getattr(error, "data", None) or {}
     messages = data.get("messages")
     headers = data.get("headers") or {}
     if status == 400 and messages == {"json": ["Invalid JSON body."]}:
-        return Problem(400, "/problems/invalid-json", "The request body is not valid JSON.")
+        return Problem(400, ProblemType.INVALID_JSON, "The request body is not valid JSON.")
     if status == 422 and messages is not None:
         errors: dict[str, Any] = {}
         for location_errors in messages.values():  # {"json": {...}, "query": {...}}
@@ -188,141 +303,56 @@ def _from_http_exception(error: HTTPException) -> Problem:
         fields = ", ".join(sorted(errors)) or "the body"
         return Problem(
             422,
-            "/problems/validation",
+            ProblemType.VALIDATION,
             f"The request is not valid: check {fields}. Each field's errors are in 'errors'.",
             errors=errors,
         )
     if status == 405:
-        headers = (
-            {"Allow": ", ".join(error.valid_methods or [])}
-            if hasattr(error, "valid_methods")
-            else {}
-        )
+        valid = getattr(error, "valid_methods", None)
+        headers = {"Allow": ", ".join(valid or [])} if valid is not None else {}
     detail = error.description or HTTPStatus(status).phrase
-    return Problem(status, "about:blank", detail, headers=headers)
-
-
-def _from_scopa_error(error: ScopaError) -> Problem:
-    if isinstance(error, IllegalMoveError):
-        kind = "ambiguous-move" if isinstance(error, AmbiguousMoveError) else "illegal-move"
-        return Problem(422, f"/problems/{kind}", str(error), legal_captures=error.legal_captures)
-    if isinstance(error, NotYourTurnError):
-        return Problem(409, "/problems/not-your-turn", f"Not your turn: {error}.")
-    if isinstance(error, MatchOverError):
-        return Problem(409, "/problems/match-over", "The match has finished: no more moves.")
-    if isinstance(error, InvalidSetupError):
-        return Problem(422, "/problems/invalid-setup", str(error))
-    return Problem(422, "/problems/validation", str(error))
-
-
-def register_problem_handlers(app: Flask) -> None:
-    """Turn every error into a problem+json response."""
-
-    @app.errorhandler(Problem)
-    def _problem(error: Problem) -> Response:
-        return error.response()
-
-    @app.errorhandler(ScopaError)
-    def _scopa(error: ScopaError) -> Response:
-        return _from_scopa_error(error).response()
-
-    @app.errorhandler(GameNotFoundError)
-    def _not_found(error: GameNotFoundError) -> Response:
-        return Problem(
-            404,
-            "/problems/game-not-found",
-            "No game has this id: it never existed, or it expired after a long pause.",
-        ).response()
-
-    @app.errorhandler(VersionConflictError)
-    def _conflict(error: VersionConflictError) -> Response:
-        return Problem(
-            409,
-            "/problems/conflict",
-            "Another move was stored while this one was being applied: reload the game "
-            "and play again if the move is still yours to make.",
-        ).response()
-
-    @app.errorhandler(redis.exceptions.ConnectionError)
-    @app.errorhandler(redis.exceptions.TimeoutError)
-    def _storage_down(error: Exception) -> Response:
-        log.warning("game store unreachable: %s", type(error).__name__)
-        REDIS_ERRORS.inc()
-        return Problem(
-            503,
-            "/problems/storage-unavailable",
-            "The game store is unreachable right now. Nothing was changed; retry in a moment.",
-            headers={"Retry-After": "1"},
-        ).response()
-
-    @app.errorhandler(HTTPException)
-    def _http(error: HTTPException) -> Response:
-        return _from_http_exception(error).response()
-
-    @app.errorhandler(Exception)
-    def _unexpected(error: Exception) -> Response:
-        log.exception("unhandled error")
-        return Problem(
-            500, "/problems/internal", "Something went wrong on our side; it has been logged."
-        ).response()
+    return Problem(status, ProblemType.HTTP, detail, headers=headers)
 
 
 class ProblemApi(Api):
-    """flask-smorest's Api, with problem+json as the documented error format and the
-    handlers of :func:`register_problem_handlers` in place of its own."""
+    """flask-smorest's Api, answering every error with problem+json: HTTP errors through
+    its public hook :meth:`handle_http_exception`, every other error through
+    :func:`problem_of`."""
 
     ERROR_SCHEMA = ProblemSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # each operation lists its own errors
 
-    def _register_error_handlers(self) -> None:
-        register_problem_handlers(self._app)
+    def init_app(self, app: Flask, *, spec_kwargs: dict[str, Any] | None = None) -> None:
+        super().init_app(app, spec_kwargs=spec_kwargs)
+        app.register_error_handler(Exception, lambda error: problem_of(error).response())
 
-    def _register_responses(self) -> None:
-        for status in HTTPStatus:
-            if status < 400:
-                continue
-            response: dict[str, Any] = {"description": status.phrase, "schema": self.ERROR_SCHEMA}
-            prepare_response(response, self.spec, PROBLEM_JSON)
-            self.spec.components.response(status.name, response, lazy=True)
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        return problem_of_http_error(error).response()
 
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
+RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "schema": {"type": "integer"},
+    }
+}
 RATE_LIMITED = {
     429: "Too many requests from this address or token: retry after `Retry-After` seconds."
 }
-
-
-def documents(
-    blp: Blueprint, errors: Mapping[int, str], *, limited: bool = True
-) -> Callable[[F], F]:
-    """Document the problem responses of an operation: ``{status: when it happens}``, and
-    the rate limit's 429 unless the operation is never limited."""
-
-    def decorate(func: F) -> F:
-        for status, description in {**errors, **(RATE_LIMITED if limited else {})}.items():
-            headers = {}
-            if status in (429, 503):
-                headers = {
-                    "Retry-After": {
-                        "description": "Seconds to wait before retrying.",
-                        "schema": {"type": "integer"},
-                    }
-                }
-            func = blp.alt_response(
-                status,
-                schema=ProblemSchema,
-                description=description,
-                content_type=PROBLEM_JSON,
-                headers=headers or None,
-            )(func)
-        return func
-
-    return decorate
-
-
-#: The errors any operation can answer.
+#: What any operation that reads or writes a game may answer.
 STORE_ERRORS = {
     503: "The game store is unreachable; nothing was changed. Retry after `Retry-After` seconds."
 }
+
+
+def error_responses(errors: Mapping[int, str], *, limited: bool = True) -> dict[str, Any]:
+    """The OpenAPI responses of an operation's problems, ``{status: when it happens}``,
+    and the rate limit's 429 unless the operation is never limited."""
+    responses: dict[str, Any] = {}
+    for status, description in {**errors, **(RATE_LIMITED if limited else {})}.items():
+        response: dict[str, Any] = {"description": description}
+        if status in (429, 503):
+            response["headers"] = RETRY_AFTER
+        response["content"] = {PROBLEM_JSON: {"schema": ProblemSchema}}
+        responses[str(status)] = response
+    return responses

@@ -17,8 +17,8 @@ import redis
 from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from ..games import hash_token
-from .problems import Problem
+from ..play import hash_token
+from .problems import Problem, ProblemType
 
 WINDOW_SECONDS = 60
 PREFIX = "scopa:rate:"
@@ -65,7 +65,7 @@ def _check(checks: list[tuple[str, int]]) -> None:
             what = "this address" if name.startswith("a:") else "this token"
             raise Problem(
                 429,
-                "/problems/rate-limited",
+                ProblemType.RATE_LIMITED,
                 f"Too many requests from {what}: at most {limit} a minute. "
                 f"Retry after {retry} seconds.",
                 headers={"Retry-After": str(retry)},

@@ -1,10 +1,10 @@
 """make loadtest: the running service (gunicorn, real Redis) under N concurrent players.
 
 It starts a private Redis and gunicorn as deployed (deploy/gunicorn.conf.py), on
-127.0.0.1 only, with the floor endpoint mounted (LOADTEST_FLOOR=1, see
-service/api/floor.py) and rate limits off. Then N simulated players send requests over
-keep-alive connections, each as soon as the last was answered, for a fixed time of each
-kind (the two kinds take turns, a few times each):
+127.0.0.1 only, serving the service's app with the floor endpoint added
+(``tests.bench.floor:create_app()``) and rate limits off. Then N simulated players send
+requests over keep-alive connections, each as soon as the last was answered, for a fixed
+time of each kind (the two kinds take turns, a few times each):
 
 - floor: each player posts to the floor endpoint (one Redis GET and one SET, no game);
 - moves: each player plays whole 2-player matches, one ``POST /v1/games/{id}/moves`` a
@@ -39,8 +39,8 @@ from typing import Any
 
 import redis
 
-from service.devredis import RedisServer
-from service.engine import DECK, Match
+from service.engine import DECK, Match, Status
+from tests.devredis import RedisServer
 from tests.live import LiveService
 
 MAX_REQUESTS_PER_PLAYER = 200_000  # a bound, far above what the time allows
@@ -146,7 +146,7 @@ def prepare(rng: random.Random) -> Script:
     body = {"deck": [c.code for c in deck], "seed": seed, "first_dealer": 1}
     match, _ = Match.new(deck=deck, seed=seed, first_dealer=1)
     moves = []
-    while match.status == "playing":
+    while match.status == Status.PLAYING:
         seat = match.turn
         assert seat is not None
         move = rng.choice(match.legal_moves())
@@ -433,13 +433,12 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(RedisServer())
         env = {
-            "LOADTEST_FLOOR": "1",
             "WEB_CONCURRENCY": str(args.workers),
             "GUNICORN_THREADS": str(args.threads),
             "RATE_LIMIT_PER_ADDRESS": "0",
             "RATE_LIMIT_PER_TOKEN": "0",
         }
-        with LiveService(server.url, **env) as service:
+        with LiveService(server.url, app="tests.bench.floor:create_app()", **env) as service:
             print(
                 f"load: {args.players} players in {args.processes} client processes, "
                 f"{args.seconds:g} s of each kind in {args.rounds} turns; gunicorn "

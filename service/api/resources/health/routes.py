@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import marshmallow as ma
-from flask import current_app
 from flask.views import MethodView
 
-from .blueprint import Blueprint
-from .problems import documents
-from .response_schema import ResponseSchema
+from ...blueprint import Blueprint
+from ...context import store
+from ...responses import ResponseSchema
 
 blp = Blueprint("health", __name__, description="Probes for load balancers and orchestrators.")
 
@@ -30,8 +29,8 @@ class Health(MethodView):
 @blp.route("/readyz")
 class Ready(MethodView):
     @blp.response(200, StatusSchema)
-    @documents(blp, {503: "The game store is unreachable."}, limited=False)
+    @blp.documents({503: "The game store is unreachable."}, limited=False)
     def get(self) -> Any:
         """The service can reach its game store"""
-        current_app.extensions["scopa_store"].ping()
+        store().ping()
         return {"status": "ready"}

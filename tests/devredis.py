@@ -28,7 +28,7 @@ Python use::
 
 Command line (used by ``make run``)::
 
-    python -m service.devredis run -- gunicorn -c deploy/gunicorn.conf.py 'service.app:create_app()'
+    python -m tests.devredis run -- gunicorn -c deploy/gunicorn.conf.py 'service.app:create_app()'
 
 If ``REDIS_URL`` is already set, the command is simply executed with it.  Otherwise a
 persistent private server is started with its data in ``.run/redis`` (relative to the
@@ -63,7 +63,7 @@ __all__ = ["RedisServer", "find_redis_server", "main"]
 START_TIMEOUT_SECONDS = 10.0
 #: How long :meth:`RedisServer.stop` waits after ``SIGTERM`` before ``SIGKILL``.
 STOP_TIMEOUT_SECONDS = 10.0
-#: Where ``python -m service.devredis run`` keeps its data, relative to the cwd.
+#: Where ``python -m tests.devredis run`` keeps its data, relative to the cwd.
 DEFAULT_RUN_DATA_DIR = os.path.join(".run", "redis")
 
 _HOST = "127.0.0.1"
@@ -456,9 +456,9 @@ def _run(command: Sequence[str], data_dir: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m service.devredis``; returns the exit status."""
+    """Entry point of ``python -m tests.devredis``; returns the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m service.devredis",
+        prog="python -m tests.devredis",
         description="Run a command next to a private, real Redis server.",
     )
     sub = parser.add_subparsers(dest="action", required=True)

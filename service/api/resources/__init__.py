@@ -1,0 +1,10 @@
+"""The API's resources, one package each, with its routes and its schemas side by side."""
+
+from .analysis import blp as analysis
+from .games import blp as games
+from .health import blp as health
+from .hints import blp as hints
+from .variants import blp as variants
+
+#: Every blueprint of the API, in the order the spec lists them.
+BLUEPRINTS = (games, hints, variants, analysis, health)

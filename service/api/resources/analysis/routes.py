@@ -1,0 +1,60 @@
+"""Stateless analysis: legal moves and hand scores for a position given in the body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from ....engine import Rules, get_variant, legal_moves_in, move_view, parse_cards, score_hand
+from ...blueprint import Blueprint
+from .schemas import MovesSchema, PilesSchema, PositionSchema, ScoreSchema
+
+blp = Blueprint(
+    "analysis",
+    __name__,
+    url_prefix="/v1",
+    description="Answers about a position given in the body, with no game stored: for "
+    "tools and clients that keep their own state.",
+)
+
+
+@blp.route("/legal-moves")
+class PositionMoves(MethodView):
+    @blp.arguments(PositionSchema)
+    @blp.response(200, MovesSchema)
+    @blp.documents(
+        {
+            422: "Bad input: an unknown card, a card given twice, a card in both hand and "
+            "table, wrong counts."
+        }
+    )
+    def post(self, body: dict[str, Any]) -> Any:
+        """Legal moves in a position
+
+        Every legal move for the hand on the table, one per capture choice."""
+        table = parse_cards(body["table"])
+        moves = legal_moves_in(
+            get_variant(body["variant"]),
+            Rules.from_dict(body["rules"]),
+            parse_cards(body["hand"]),
+            table,
+        )
+        return {"moves": [move_view(m, table) for m in moves]}
+
+
+@blp.route("/score")
+class Score(MethodView):
+    @blp.arguments(PilesSchema)
+    @blp.response(200, ScoreSchema)
+    @blp.documents(
+        {422: "Bad input: an unknown card, a card in two piles, scopas not matching the piles."}
+    )
+    def post(self, body: dict[str, Any]) -> Any:
+        """Score a hand
+
+        Each side's points from its captured cards and scopas (docs/rules.md R7, R9)."""
+        piles = [parse_cards(p) for p in body["piles"]]
+        scopas = body.get("scopas") or [0] * len(piles)
+        sides = score_hand(piles, scopas, Rules.from_dict(body["rules"]))
+        return {"teams": [side.to_dict() for side in sides]}

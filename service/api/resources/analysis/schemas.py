@@ -1,0 +1,89 @@
+"""What the stateless analysis endpoints take and answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ....engine import get_variant, team_of_seats
+from ...fields import (
+    Cards,
+    Integer,
+    RulesField,
+    StrictSchema,
+    Variant,
+    check_no_repeats,
+    check_rules_fit,
+)
+from ...responses import ResponseSchema
+from ...schemas import LegalMoveSchema, SideScoreSchema
+
+
+class PositionSchema(StrictSchema):
+    variant = Variant()
+    rules = RulesField()
+    hand = Cards(
+        "The cards in the hand of the player to move (1 to 10).",
+        required=True,
+        validate=validate.Length(min=1, max=10),
+    )
+    table = Cards(
+        "The cards face up on the table (0 to 36).",
+        load_default=list,
+        validate=validate.Length(max=36),
+    )
+
+    @ma.validates_schema
+    def _distinct(self, data: dict[str, Any], **kwargs: Any) -> None:
+        check_no_repeats({"hand": [data["hand"]], "table": [data["table"]]})
+        check_rules_fit(data)
+
+
+class MovesSchema(ResponseSchema):
+    moves = fields.List(
+        fields.Nested(LegalMoveSchema), metadata={"description": "Every legal move."}
+    )
+
+
+class PilesSchema(StrictSchema):
+    variant = Variant()
+    rules = RulesField()
+    piles = fields.List(
+        Cards("One side's captured cards."),
+        required=True,
+        validate=validate.Length(min=2, max=3),
+        metadata={"description": "Each side's captured cards, one list per side (2 or 3 sides)."},
+    )
+    scopas = fields.List(
+        Integer(validate=validate.Range(0, 40)),
+        metadata={"description": "Each side's scopas, in the order of `piles` (default: none)."},
+    )
+
+    @ma.validates_schema
+    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
+        check_no_repeats({"piles": data["piles"]})
+        check_rules_fit(data)
+        variant = get_variant(data["variant"])
+        sides = sorted({max(team_of_seats(n)) + 1 for n in variant.player_counts})
+        if len(data["piles"]) not in sides:
+            raise ma.ValidationError(
+                f"{variant.title} is played by {' or '.join(map(str, sides))} sides, "
+                f"not {len(data['piles'])}: give one pile per side.",
+                field_name="piles",
+            )
+        scopas = data.get("scopas")
+        if scopas is not None and len(scopas) != len(data["piles"]):
+            raise ma.ValidationError(
+                f"scopas has {len(scopas)} entries but there are {len(data['piles'])} piles: "
+                "give one per side.",
+                field_name="scopas",
+            )
+
+
+class ScoreSchema(ResponseSchema):
+    teams = fields.List(
+        fields.Nested(SideScoreSchema),
+        metadata={"description": "Each side's score, in the order of `piles`."},
+    )

@@ -1,0 +1,267 @@
+"""/v1/games: create a match, read it, play it, read its hands and its log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from .... import play
+from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
+from ....play import Answer, VersionConflictError
+from ... import observability
+from ...blueprint import Blueprint
+from ...context import bot_settings, store
+from ...headers import (
+    ETAG,
+    IDEMPOTENCY_KEY_PARAMETER,
+    IF_MATCH,
+    REPLAYED,
+    creation_request,
+    if_match_version,
+    move_request,
+    replayed,
+)
+from ...problems import STORE_ERRORS, Problem, ProblemType, etag
+from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_AUTH, seat_of, seat_required
+from . import answers
+from .schemas import (
+    BotMovesSchema,
+    CreateGameSchema,
+    EventLogSchema,
+    GameCreatedSchema,
+    GameViewSchema,
+    HandListSchema,
+    HandScoreSchema,
+    MoveRequestSchema,
+    MoveResultSchema,
+    SeatMovesSchema,
+)
+
+blp = Blueprint(
+    "games",
+    __name__,
+    url_prefix="/v1/games",
+    description="Matches: create one, read it as a seat or a spectator, play it, read its "
+    "hands' scores and its event log.",
+)
+
+NOT_FOUND = {404: "No game has this id (it never existed, or it expired)."}
+
+
+def setup_of(body: dict[str, Any]) -> play.Setup:
+    seats = body.get("seats")
+    return play.Setup(
+        variant=body["variant"],
+        names=[s["name"] for s in seats] if seats else None,
+        players=body.get("players"),
+        bots=[s.get("bot") for s in seats] if seats else None,
+        target=body.get("target"),
+        rules=Rules.from_dict(body["rules"]),
+        seed=body.get("seed"),
+        deck=parse_cards(body["deck"]) if "deck" in body else None,
+        first_dealer=body.get("first_dealer"),
+    )
+
+
+@blp.route("")
+class GameCollection(MethodView):
+    @blp.arguments(CreateGameSchema, required=False)  # no body: every default
+    @blp.response(
+        201,
+        GameCreatedSchema,
+        headers={
+            "Location": {"description": "The game's URL.", "schema": {"type": "string"}},
+            **ETAG,
+            **REPLAYED,
+        },
+    )
+    @blp.documents(
+        {
+            422: "The body is not valid, or asks for a match that cannot exist; or an "
+            "Idempotency-Key reused with another body.",
+            **STORE_ERRORS,
+        },
+        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+    )
+    def post(self, body: dict[str, Any]) -> Any:
+        """Create a match
+
+        Deals the first hand and returns each seat's secret token (shown only here) and
+        the spectator's view."""
+        request = creation_request(body)
+        if request is not None and (earlier := _creation_replay(request)) is not None:
+            return earlier
+        key = request.key if request is not None else None
+        creation = play.create(setup_of(body), bot_settings(), key)
+        nobodys: list[str | None] = [None] * len(creation.tokens)  # tokens are never stored
+        kept = Answer(201, answers.created(creation, nobodys), creation.version)
+        try:
+            store().commit(creation, request=request, answer=kept)
+        except VersionConflictError:  # a retry raced its first attempt (fresh ids never do)
+            if request is None or (earlier := _creation_replay(request)) is None:
+                raise
+            return earlier
+        observability.count_step(creation)
+        body = answers.created(creation, creation.tokens)
+        return body, 201, answers.created_headers(creation.game.id, creation.version)
+
+
+def _creation_replay(request: play.IdempotentRequest) -> Any:
+    """The first answer to a creation with this request's key, tokens included; None if
+    there was none."""
+    answer = store().earlier_answer(request)
+    if answer is None:
+        return None
+    tokens = play.creation_tokens(store().load(request.game_id), request.key)
+    for seat, token in zip(answer.body["seats"], tokens, strict=True):
+        seat["token"] = token
+    body, status, headers = replayed(answer)
+    return body, status, {**answers.created_headers(request.game_id, answer.version), **headers}
+
+
+@blp.route("/<string:game_id>")
+class GameItem(MethodView):
+    @blp.response(200, GameViewSchema, headers=ETAG)
+    @blp.documents({**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=OPTIONAL_SEAT_AUTH)
+    def get(self, game_id: str) -> Any:
+        """Read a game
+
+        With a seat's token, that seat's view (its hand included); without, a
+        spectator's view."""
+        game = store().load(game_id)
+        return answers.view_of(game, seat_of(game, required=False)), 200, etag(game.version)
+
+
+@blp.route("/<string:game_id>/legal-moves")
+class LegalMoves(MethodView):
+    @blp.response(200, SeatMovesSchema, headers=ETAG)
+    @blp.documents({**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=SEAT_AUTH)
+    def get(self, game_id: str) -> Any:
+        """List your legal moves
+
+        Every legal move of your seat now, one per capture choice; empty when it is not
+        your turn."""
+        game = store().load(game_id)
+        seat = seat_required(game)
+        moves = answers.legal_moves(game, seat)
+        return {"seat": seat, "moves": moves}, 200, etag(game.version)
+
+
+@blp.route("/<string:game_id>/moves")
+class Moves(MethodView):
+    @blp.arguments(MoveRequestSchema)
+    @blp.response(200, MoveResultSchema, headers={**ETAG, **REPLAYED})
+    @blp.documents(
+        {
+            **BAD_TOKEN,
+            **NOT_FOUND,
+            409: "Not your turn, the match is over, or another move was stored first.",
+            412: "If-Match is not the game's current version (`current_version` says it).",
+            422: "An illegal or ambiguous move: `detail` says why, `legal_captures` lists "
+            "what the card may take. Or an Idempotency-Key reused with another body.",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
+    )
+    def post(self, body: dict[str, Any], game_id: str) -> Any:
+        """Play a move
+
+        Play a card from your hand, with the table cards it captures."""
+        game = store().load(game_id)
+        seat = seat_required(game)
+        request = move_request(game_id, seat, body)
+        if request is not None and (earlier := store().earlier_answer(request)) is not None:
+            return replayed(earlier)
+        capture = body.get("capture")
+        try:
+            step = play.move(
+                game,
+                seat,
+                Card.parse(body["card"]),
+                parse_cards(capture) if capture is not None else None,
+                bot_settings(),
+                if_match=if_match_version(),
+            )
+            answer = Answer(200, answers.moved(step, seat), step.version)
+            store().commit(step, request=request, answer=answer)
+        except (VersionConflictError, NotYourTurnError, MatchOverError):
+            # A retry racing its own first attempt: answer as the first attempt did.
+            if request is None or (earlier := store().earlier_answer(request)) is None:
+                raise
+            return replayed(earlier)
+        observability.count_step(step)
+        return answer.body, 200, etag(step.version)
+
+
+@blp.route("/<string:game_id>/hands")
+class HandScores(MethodView):
+    @blp.response(200, HandListSchema)
+    @blp.documents({**NOT_FOUND, **STORE_ERRORS})
+    def get(self, game_id: str) -> Any:
+        """List the scores of finished hands"""
+        return {"hands": store().load(game_id).match.hand_scores}
+
+
+@blp.route("/<string:game_id>/hands/<int:number>")
+class HandScore(MethodView):
+    @blp.response(200, HandScoreSchema)
+    @blp.documents(
+        {
+            404: "No game has this id, or the match has no hand with this number.",
+            409: "This hand is still being played.",
+            **STORE_ERRORS,
+        }
+    )
+    def get(self, game_id: str, number: int) -> Any:
+        """Read a finished hand's score"""
+        match = store().load(game_id).match
+        if 1 <= number <= len(match.hand_scores):
+            return match.hand_scores[number - 1]
+        if number == match.hand_number and match.status is Status.PLAYING:
+            raise Problem(
+                409,
+                ProblemType.HAND_IN_PROGRESS,
+                f"Hand {number} is still being played: its score exists once it ends.",
+            )
+        raise Problem(
+            404,
+            ProblemType.HAND_NOT_FOUND,
+            f"This match has no hand {number}: it has played hands 1 to {match.hand_number}.",
+        )
+
+
+@blp.route("/<string:game_id>/events")
+class EventLog(MethodView):
+    @blp.response(200, EventLogSchema, headers=ETAG)
+    @blp.documents({**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=OPTIONAL_SEAT_AUTH)
+    def get(self, game_id: str) -> Any:
+        """Read the event log
+
+        Everything that happened, in order, for replays. Each seat sees the cards dealt
+        to it; nobody sees cards dealt to another seat."""
+        seat = seat_of(store().load(game_id), required=False)
+        version, events = store().events(game_id)
+        shown = [{"seq": i, **e} for i, e in enumerate(answers.events_for(events, seat))]
+        return {"id": game_id, "version": version, "events": shown}, 200, etag(version)
+
+
+@blp.route("/<string:game_id>/bots")
+class BotTurns(MethodView):
+    @blp.response(200, BotMovesSchema, headers=ETAG)
+    @blp.documents(
+        {**NOT_FOUND, 409: "The seat to play is not a computer player's.", **STORE_ERRORS}
+    )
+    def post(self, game_id: str) -> Any:
+        """Let the computer players move
+
+        Computer players move within the request that gives them the turn, up to a time
+        limit; a match of computer players only that did not finish within it goes on
+        from here. Needs no token: it only lets them play their turns."""
+        step = play.bots_move(store().load(game_id), bot_settings())
+        store().commit(step)
+        observability.count_step(step)
+        state = answers.view_of(step.game, None)
+        result = {"events": answers.events_for(step.events, None), "state": state}
+        return result, 200, etag(step.version)

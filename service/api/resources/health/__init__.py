@@ -1,0 +1,5 @@
+"""Liveness and readiness probes."""
+
+from .routes import blp
+
+__all__ = ["blp"]

@@ -1,0 +1,95 @@
+"""Hints: the move the expert computer player would make, with its estimated value."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from typing import Any
+
+from flask import current_app
+from flask.views import MethodView
+
+from ....bots.advice import Advice, advise
+from ....engine import Card, Knowledge, Rules, Status, get_variant, move_view, parse_cards
+from ....engine.views import knowledge_of, position_knowledge
+from ...blueprint import Blueprint
+from ...context import store
+from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...seats import BAD_TOKEN, SEAT_AUTH, seat_required
+from .schemas import HintSchema, PositionHintSchema
+
+blp = Blueprint(
+    "hints",
+    __name__,
+    url_prefix="/v1",
+    description="What the expert computer player would play: for a seat of a game, or for "
+    "a position a client keeps itself.",
+)
+
+
+@blp.route("/games/<string:game_id>/hint")
+class GameHint(MethodView):
+    @blp.response(200, HintSchema)
+    @blp.documents(
+        {
+            **BAD_TOKEN,
+            404: "No game has this id (it never existed, or it expired).",
+            409: "It is not your turn, or the match is over.",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+    )
+    def get(self, game_id: str) -> Any:
+        """Hint for your move
+
+        The move the expert computer player would make for your seat now, with the
+        point margin it expects from it. It sees only what your seat sees."""
+        game = store().load(game_id)
+        seat = seat_required(game)
+        match = game.match
+        if match.status is not Status.PLAYING or match.turn != seat:
+            raise Problem(
+                409,
+                ProblemType.NOT_YOUR_TURN,
+                "A hint is for the seat to play: it is not your turn, or the match is over.",
+            )
+        return _answer(knowledge_of(match, seat), match.table)
+
+
+@blp.route("/hint")
+class PositionHint(MethodView):
+    @blp.arguments(PositionHintSchema)
+    @blp.response(200, HintSchema)
+    @blp.documents({422: "The position is not valid or not consistent; `errors` says where."})
+    def post(self, body: dict[str, Any]) -> Any:
+        """Hint for a position
+
+        The move the expert computer player would make in a position you describe:
+        your hand, the table, what each seat captured, how many cards each holds."""
+        table = parse_cards(body["table"])
+        return _answer(knowledge_from(body), table)
+
+
+def knowledge_from(body: dict[str, Any]) -> Knowledge:
+    """What the seat to play knows in the position a hint request describes."""
+    players = body["players"]
+    seat = body["seat"]
+    return position_knowledge(
+        get_variant(body["variant"]),
+        Rules.from_dict(body["rules"]),
+        seat=seat,
+        players=players,
+        dealer=body.get("dealer", (seat - 1) % players),
+        hand=parse_cards(body["hand"]),
+        table=parse_cards(body["table"]),
+        piles=[parse_cards(p) for p in body.get("piles") or [[]] * players],
+        scopas=body.get("scopas") or [0] * players,
+        hand_counts=body.get("hand_counts") or [len(body["hand"])] * players,
+        last_capturer=body.get("last_capturer"),
+    )
+
+
+def _answer(knowledge: Knowledge, table: list[Card]) -> dict[str, Any]:
+    budget_ms: float = current_app.config["EXPERT_BUDGET_MS"]
+    advice: Advice = advise(knowledge, random.Random(secrets.randbits(64)), budget_ms)
+    return {"seat": knowledge.seat, "move": move_view(advice.move, table), "value": advice.value}

@@ -1,0 +1,124 @@
+"""What the hint endpoints take and answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ....engine import DECK, get_variant
+from ...fields import (
+    Cards,
+    Integer,
+    RulesField,
+    StrictSchema,
+    Variant,
+    check_no_repeats,
+    check_rules_fit,
+)
+from ...responses import ResponseSchema
+from ...schemas import LegalMoveSchema
+
+
+class HintSchema(ResponseSchema):
+    seat = Integer(metadata={"description": "The seat the hint is for."})
+    move = fields.Nested(LegalMoveSchema, metadata={"description": "The move to play."})
+    value = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "The expected point margin of the hand for your side (your "
+            "side's hand points minus the best other side's) if you play this move, as "
+            "the expert's search estimates it; null when there was only one legal move."
+        },
+    )
+
+
+class PositionHintSchema(StrictSchema):
+    """A position as the seat to play sees it."""
+
+    variant = Variant()
+    rules = RulesField()
+    players = Integer(
+        validate=validate.OneOf([2, 3, 4, 6]),
+        metadata={"description": "Players at the table (default: the variant's fewest)."},
+    )
+    seat = Integer(
+        load_default=0,
+        validate=validate.Range(0, 5),
+        metadata={"description": "The seat to play, whose hand this is (default 0)."},
+    )
+    dealer = Integer(
+        validate=validate.Range(0, 5),
+        metadata={"description": "The seat that dealt this hand (default: the seat before)."},
+    )
+    hand = Cards("Your cards (1 to 10).", required=True, validate=validate.Length(min=1, max=10))
+    table = Cards("The cards on the table.", load_default=list, validate=validate.Length(max=36))
+    piles = fields.List(
+        Cards("The cards this seat captured in this hand."),
+        validate=validate.Length(max=6),
+        metadata={"description": "Each seat's captured cards this hand, by seat (default none)."},
+    )
+    scopas = fields.List(
+        Integer(validate=validate.Range(0, 40)),
+        validate=validate.Length(max=6),
+        metadata={"description": "Each seat's scopas this hand, by seat (default none)."},
+    )
+    hand_counts = fields.List(
+        Integer(validate=validate.Range(0, 10)),
+        validate=validate.Length(max=6),
+        metadata={
+            "description": "How many cards each seat holds, by seat (default: as many as "
+            "you). The rest of the unseen cards are the stock."
+        },
+    )
+    last_capturer = Integer(
+        allow_none=True,
+        validate=validate.Range(0, 5),
+        metadata={"description": "The seat that captured last this hand, if any."},
+    )
+
+    @ma.validates_schema
+    def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
+        check_rules_fit(data)
+        variant = get_variant(data["variant"])
+        players = data.setdefault("players", variant.player_counts[0])
+        if players not in variant.player_counts:
+            raise ma.ValidationError(
+                f"{variant.title} is played by "
+                f"{', '.join(map(str, variant.player_counts))} players.",
+                field_name="players",
+            )
+        for name in ("seat", "dealer", "last_capturer"):
+            if data.get(name) is not None and data[name] >= players:
+                raise ma.ValidationError(f"There are {players} seats.", field_name=name)
+        for name in ("piles", "scopas", "hand_counts"):
+            if name in data and len(data[name]) != players:
+                raise ma.ValidationError(f"Give one entry per seat ({players}).", field_name=name)
+        check_no_repeats(
+            {"hand": [data["hand"]], "table": [data["table"]], "piles": data.get("piles", [])}
+        )
+        counts = data.get("hand_counts") or [len(data["hand"])] * players
+        if counts[data["seat"]] != len(data["hand"]):
+            raise ma.ValidationError(
+                "Your own count must be the size of your hand.", field_name="hand_counts"
+            )
+        seen = len(data["hand"]) + len(data["table"]) + sum(map(len, data.get("piles", [])))
+        stock = len(DECK) - seen - (sum(counts) - len(data["hand"]))
+        plan = variant.deal_plan(players)
+        if max(counts) > plan.hand_size:
+            raise ma.ValidationError(
+                f"In {variant.title} a hand holds at most {plan.hand_size} cards.",
+                field_name="hand" if len(data["hand"]) > plan.hand_size else "hand_counts",
+            )
+        deal = players * plan.hand_size
+        if stock < 0 or (stock % deal if plan.deals_again else stock):
+            whole = f"a multiple of {deal}" if plan.deals_again else "none"
+            raise ma.ValidationError(
+                f"The cards do not add up: {seen} seen and {sum(counts) - len(data['hand'])} "
+                f"in the other hands leave {stock} for the stock, which must be {whole} in "
+                f"{variant.title}. Check hand_counts and piles.",
+                field_name="hand_counts",
+            )
+
+

@@ -1,0 +1,37 @@
+"""What /v1/variants answers."""
+
+from __future__ import annotations
+
+from marshmallow import fields
+
+from ...responses import ResponseSchema
+
+
+class OptionSchema(ResponseSchema):
+    name = fields.String(metadata={"description": "The key to use in `rules`."})
+    type = fields.String(
+        metadata={"description": "`boolean` or `string`.", "enum": ["boolean", "string"]}
+    )
+    default = fields.Raw(metadata={"description": "The value when the option is left out."})
+    choices = fields.List(
+        fields.String(), metadata={"description": "String options: the values allowed."}
+    )
+    description = fields.String()
+
+
+class VariantSchema(ResponseSchema):
+    name = fields.String(metadata={"description": "The `variant` value of `POST /v1/games`."})
+    title = fields.String()
+    description = fields.String(metadata={"description": "A paragraph on how it is played."})
+    players = fields.List(fields.Integer(), metadata={"description": "Player counts allowed."})
+    default_target = fields.Integer()
+    min_target = fields.Integer()
+    max_target = fields.Integer()
+    options = fields.List(
+        fields.Nested(OptionSchema), metadata={"description": "Its rule options."}
+    )
+    deal = fields.String(metadata={"description": "How a `deck` given at creation is dealt."})
+
+
+class VariantListSchema(ResponseSchema):
+    variants = fields.List(fields.Nested(VariantSchema))
