@@ -6,14 +6,13 @@ import random
 import secrets
 from typing import Any
 
-from flask import current_app
 from flask.views import MethodView
 
 from ....bots.advice import Advice, advise
 from ....engine import Card, Knowledge, Rules, Status, get_variant, move_view, parse_cards
 from ....engine.views import knowledge_of, position_knowledge
 from ...blueprint import Blueprint
-from ...context import store
+from ...context import bot_settings, store
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...seats import BAD_TOKEN, SEAT_AUTH, seat_required
 from .schemas import HintSchema, PositionHintSchema
@@ -90,6 +89,6 @@ def knowledge_from(body: dict[str, Any]) -> Knowledge:
 
 
 def _answer(knowledge: Knowledge, table: list[Card]) -> dict[str, Any]:
-    budget_ms: float = current_app.config["EXPERT_BUDGET_MS"]
+    budget_ms = bot_settings().expert_budget_ms
     advice: Advice = advise(knowledge, random.Random(secrets.randbits(64)), budget_ms)
     return {"seat": knowledge.seat, "move": move_view(advice.move, table), "value": advice.value}
