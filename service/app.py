@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import redis
-from flask import Flask, Response, request
+from flask import Flask
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
 from . import config as settings
-from .api import observability, ratelimit
+from .api import bodies, breaker, observability, ratelimit
 from .api.json_provider import OrjsonProvider
-from .api.problems import Problem, ProblemApi, ProblemType
+from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
-from .play import GameStore
+from .play import GameStore, background
 
 API_DESCRIPTION = """\
 Play Scopa over HTTP: create a match, give each player their seat's secret token, and
@@ -31,8 +31,8 @@ no response ever shows another seat's cards or the stock. Every error is an RFC 
 """
 
 
-#: The most of a request body that is read and dropped when it was refused unread.
-UNREAD_BODY_DRAIN_BYTES = 1 << 20
+#: The shortest SERVER_SECRET accepted (a token_urlsafe(32) is 43 characters).
+MIN_SECRET_LENGTH = 32
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -64,53 +64,53 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         },
     )
     app.config.update(config or {})
+    if len(app.config["SERVER_SECRET"]) < MIN_SECRET_LENGTH:
+        raise RuntimeError(
+            f"SERVER_SECRET must be set to a random string of at least {MIN_SECRET_LENGTH} "
+            "characters, the same on every instance: make one with "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
     provider = OrjsonProvider(app)
     provider.sort_keys = False  # as built: a view's keys in the order the schema lists them
     app.json = provider
 
+    # Every connection of the pool asks the worker's circuit breaker first: after a
+    # timeout or a failed connection, calls to Redis are refused at once for a cool-down
+    # (503 with Retry-After) instead of each waiting out the timeout (see api/breaker.py).
+    redis_breaker = breaker.CircuitBreaker(app.config["REDIS_BREAKER_COOLDOWN_SECONDS"])
     pool = redis.ConnectionPool.from_url(
         app.config["REDIS_URL"],
+        connection_class=breaker.connection_class_for(app.config["REDIS_URL"]),
+        breaker=redis_breaker,
         socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         health_check_interval=30,
         decode_responses=True,
         # A command that fails on a broken connection (Redis restarted, an idle
         # connection dropped) reconnects and goes again, twice at most, then the
-        # request is answered 503 with Retry-After.
-        retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.1), 2),
+        # request is answered 503 with Retry-After. A timeout is not retried: Redis is
+        # there but does not answer, and a retry would only wait as long again.
+        retry=Retry(
+            ExponentialWithJitterBackoff(base=0.01, cap=0.1),
+            2,
+            supported_errors=(redis.exceptions.ConnectionError,),
+        ),
     )
     app.extensions["scopa_store"] = GameStore(pool, app.config["GAME_TTL_SECONDS"])
+    # The computer players' queue (rq stores bytes: a client that does not decode).
+    queue_connection = redis.Redis.from_url(
+        app.config["REDIS_URL"],
+        socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
+        socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
+    )
+    app.extensions["scopa_bot_queue"] = background.queue_for(queue_connection)
+    breaker.install(app, redis_breaker)
 
     observability.install(app)
+    bodies.install(app)
     ratelimit.install(app)
     api = ProblemApi(app)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
-
-    @app.before_request
-    def _json_bodies_only() -> None:
-        if request.method in ("POST", "PUT", "PATCH") and request.content_length:
-            if not request.is_json:
-                raise Problem(
-                    415,
-                    ProblemType.UNSUPPORTED_MEDIA_TYPE,
-                    f"Send the body as application/json, not {request.mimetype or 'no type'}.",
-                )
-
-    @app.after_request
-    def _drop_unread_body(response: Response) -> Response:
-        # A body refused before it was read (413, 415, ...) is read and dropped here, up
-        # to a bound, so that the connection can carry the client's next request: past
-        # 64 KiB of unread body gunicorn closes a keep-alive connection it has just
-        # answered "Connection: keep-alive" on, and the client's next request fails.
-        length = request.content_length
-        if length and length <= UNREAD_BODY_DRAIN_BYTES:
-            stream = request.environ.get("wsgi.input")
-            while stream is not None and length > 0:
-                chunk = stream.read(min(length, 65536))
-                if not chunk:
-                    break
-                length -= len(chunk)
-        return response
 
     return app

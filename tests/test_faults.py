@@ -1,7 +1,7 @@
 """Faults are survived: the service as deployed (gunicorn, 2 workers) on a Redis of its
 own that keeps its data on disk (append-only file), while Redis goes away and comes back,
-while a worker is killed in the middle of requests, and across a restart of the whole
-service.
+while a worker is killed in the middle of requests, across a restart of the whole
+service, and while Redis hangs (SIGSTOP): answered fast, recovered from by itself.
 
 After each, every match is checked whole: its version is one more than its moves, its
 stored state is exactly the replay of its event log (service.engine.replay), and play
@@ -25,6 +25,7 @@ import pytest
 import redis
 import requests
 
+from service import config as settings
 from service.engine.replay import comparable, replay
 from service.play.store import events_key_for, key_for
 from tests.devredis import RedisServer
@@ -40,10 +41,34 @@ def store_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
         yield server
 
 
+#: The circuit breaker's cool-down in the tests' services (service/api/breaker.py).
+COOLDOWN = 0.5
+
+
 @pytest.fixture
 def service(store_server: RedisServer, tmp_path: Path) -> Iterator[LiveService]:
-    with LiveService(store_server.url, workdir=str(tmp_path), REDIS_TIMEOUT_SECONDS="0.5") as live:
+    with LiveService(
+        store_server.url,
+        workdir=str(tmp_path),
+        REDIS_TIMEOUT_SECONDS="0.5",
+        REDIS_BREAKER_COOLDOWN_SECONDS=str(COOLDOWN),
+    ) as live:
         yield live
+
+
+def wait_until_ready(service: LiveService, cooldown: float, timeout: float = 20.0) -> float:
+    """Once Redis is back: until /readyz answers 200, then until every worker's breaker
+    cool-down is over (its next request that needs Redis goes through and closes it).
+    Returns the seconds until /readyz answered 200."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        with contextlib.suppress(requests.RequestException):
+            if requests.get(service.url + "/readyz", timeout=5).status_code == 200:
+                ready = time.monotonic() - started
+                time.sleep(cooldown)
+                return ready
+        time.sleep(0.05)
+    raise AssertionError(f"not ready within {timeout:.0f}s\n{service.log_tail()}")
 
 
 def assert_consistent(redis_url: str, game_id: str, people: bool = True) -> dict[str, Any]:
@@ -118,6 +143,7 @@ def test_redis_down_gets_503_then_play_goes_on(
 
     # Nothing was lost, nothing changed while it was down, and play goes on: the very
     # move refused with 503 is played now.
+    wait_until_ready(service, COOLDOWN)
     assert player.http.get(service.url + "/readyz").json() == {"status": "ready"}
     assert player.view(0) == before
     answer = player.move(turn, move["card"], move["capture"], If_Match=f'"{before["version"]}"')
@@ -297,5 +323,169 @@ def test_a_restart_finishes_requests_in_flight_and_loses_no_match(
             assert_consistent(store_server.url, player.game_id)
     finally:
         for player in [*people, bots]:
+            player.http.close()
+        service.close()
+
+
+# -- (d) Redis hangs ------------------------------------------------------------------------
+
+#: Bounds on failing fast while Redis hangs, generous for a loaded 2-core machine: the
+#: service's own defaults answer /readyz in about 0.5 s and the burst in about as long.
+#: (Before the circuit breaker and the shorter timeouts, /readyz took 6 s, and a burst of
+#: 16 game reads 36 s.)
+READY_WITHIN = 1.0
+BURST_WITHIN = 5.0
+BURST = 16
+RECOVERED_WITHIN = 15.0
+
+
+@contextlib.contextmanager
+def hung(server: RedisServer) -> Iterator[None]:
+    """Redis frozen with SIGSTOP (connections are still accepted and commands taken, but
+    nothing is answered), and SIGCONT whatever happens."""
+    with redis.Redis.from_url(server.url) as client:
+        pid = int(client.info("server")["process_id"])
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def burst(requests_: list[tuple[str, str, dict[str, Any]]]) -> tuple[float, list[Any]]:
+    """Send the requests all at once, each on a connection of its own; return the
+    seconds until the last was answered, and the answers (or errors) in order."""
+    start = threading.Barrier(len(requests_) + 1)
+    answers: list[Any] = [None] * len(requests_)
+
+    def send(number: int, method: str, url: str, kwargs: dict[str, Any]) -> None:
+        with requests.Session() as http:
+            start.wait()
+            try:
+                answers[number] = http.request(method, url, timeout=30, **kwargs)
+            except requests.RequestException as exc:
+                answers[number] = exc
+
+    threads = [
+        threading.Thread(target=send, args=(n, *request)) for n, request in enumerate(requests_)
+    ]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    started = time.monotonic()
+    for thread in threads:
+        thread.join()
+    return time.monotonic() - started, answers
+
+
+def test_a_hung_redis_is_answered_at_once_and_recovered_from_by_itself(
+    store_server: RedisServer, tmp_path: Path
+) -> None:
+    # The service's own timeouts (tests/live.py sets a longer one for the other tests).
+    defaults = settings.from_env({})
+    service = LiveService(
+        store_server.url,
+        workdir=str(tmp_path),
+        REDIS_TIMEOUT_SECONDS=str(defaults["REDIS_TIMEOUT_SECONDS"]),
+        REDIS_READY_TIMEOUT_SECONDS=str(defaults["REDIS_READY_TIMEOUT_SECONDS"]),
+        REDIS_BREAKER_COOLDOWN_SECONDS=str(defaults["REDIS_BREAKER_COOLDOWN_SECONDS"]),
+    ).start()
+    rng = random.Random(4)
+    players = []
+    try:
+        for _ in range(4):
+            player = Player(service.url)
+            player.create(players=2, target=100)
+            play_on(player, rng, 3)
+            players.append(player)
+        requests_: list[tuple[str, str, dict[str, Any]]] = []
+        for n in range(BURST):
+            player = players[n % len(players)]
+            turn = player.view()["turn"]
+            move = player.legal_moves(turn)[0]
+            requests_.append(
+                [
+                    ("GET", player.url(), {"headers": player.auth(turn)}),
+                    ("GET", player.url("/legal-moves"), {"headers": player.auth(turn)}),
+                    ("GET", player.url("/events"), {}),
+                    (
+                        "POST",
+                        player.url("/moves"),
+                        {"headers": player.auth(turn), "json": {"card": move["card"]}},
+                    ),
+                ][n % 4]
+            )
+        measured: dict[str, float] = {}
+
+        with hung(store_server):
+            started = time.monotonic()
+            ready = requests.get(service.url + "/readyz", timeout=30)
+            measured["readyz"] = time.monotonic() - started
+            assert ready.status_code == 503, ready.text
+            assert ready.json()["type"] == "/problems/storage-unavailable"
+            assert measured["readyz"] < READY_WITHIN, measured
+
+            measured["burst"], answers = burst(requests_)
+            for (method, url, _), answer in zip(requests_, answers, strict=True):
+                assert isinstance(answer, requests.Response), (method, url, answer)
+                assert answer.status_code == 503, (method, url, answer.text)
+                assert answer.headers["Content-Type"] == "application/problem+json"
+                assert answer.json()["type"] == "/problems/storage-unavailable"
+                assert int(answer.headers["Retry-After"]) >= 1
+            assert measured["burst"] < BURST_WITHIN, measured
+
+            # What needs no store goes on answering, and not after a timeout.
+            started = time.monotonic()
+            assert requests.get(service.url + "/healthz", timeout=30).status_code == 200
+            score = requests.post(
+                service.url + "/v1/score", json={"piles": [["7D"], []]}, timeout=30
+            )
+            assert score.status_code == 200, score.text
+            assert requests.get(service.url + "/v1/variants", timeout=30).status_code == 200
+            metrics = requests.get(service.url + "/metrics", timeout=30)
+            measured["no store"] = time.monotonic() - started
+            assert measured["no store"] < READY_WITHIN, measured
+
+            # Again, now that the workers' breakers are open: refused unsent.
+            measured["second burst"], again = burst(requests_)
+            assert all(a.status_code == 503 for a in again), [a.text for a in again]
+            assert measured["second burst"] < BURST_WITHIN, measured
+
+        # Redis is back: the service recovers by itself. Every request needing Redis,
+        # each on a new connection (any worker), succeeds within a few seconds.
+        resumed = time.monotonic()
+        streak = 0
+        while streak < 8:
+            assert time.monotonic() - resumed < RECOVERED_WITHIN, service.log_tail()
+            answer = requests.get(players[0].url(), headers={"Connection": "close"}, timeout=30)
+            if answer.status_code == 200:
+                measured.setdefault("first success", time.monotonic() - resumed)
+                streak += 1
+            else:
+                assert answer.status_code == 503, answer.text
+                streak = 0
+                time.sleep(0.05)
+        measured["recovered"] = time.monotonic() - resumed
+        print(" ".join(f"{k}: {v:.3f}s" for k, v in measured.items()))
+        assert requests.get(service.url + "/readyz", timeout=30).json() == {"status": "ready"}
+        opened = [
+            line
+            for line in metrics.text.splitlines()
+            if line.startswith("scopa_redis_breaker_opens_total ")
+        ]
+        assert opened and float(opened[0].split()[1]) >= 1, metrics.text[-2000:]
+        for (method, url, _), answer in zip(requests_, answers, strict=True):
+            game_id = url.removeprefix(service.url + "/v1/games/").split("/")[0]
+            path = url.removeprefix(service.url).replace(game_id, "{game_id}")
+            assert_conforms(method, path, answer, game_id=game_id)
+
+        # Every match is whole (a move whose command Redis took before it froze is
+        # carried out when it wakes up; never half of one), and play goes on.
+        for player in players:
+            assert_consistent(store_server.url, player.game_id)
+            play_on(player, rng, 3)
+            assert_consistent(store_server.url, player.game_id)
+    finally:
+        for player in players:
             player.http.close()
         service.close()

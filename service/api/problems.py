@@ -17,7 +17,7 @@ from typing import Any
 import marshmallow as ma
 import orjson
 import redis
-from flask import Flask, Response
+from flask import Flask, Response, has_app_context, has_request_context, request
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
@@ -36,6 +36,8 @@ from ..play import (
     StaleVersionError,
     VersionConflictError,
 )
+from .breaker import StorageUnavailableError
+from .breaker import breaker as current_breaker
 from .observability import REDIS_ERRORS
 from .responses import ResponseSchema
 
@@ -224,13 +226,34 @@ def _stale(error: StaleVersionError) -> Problem:
 
 
 def _storage_down(error: Exception) -> Problem:
-    log.warning("game store unreachable: %s", type(error).__name__)
+    """503: Redis timed out or cannot be reached, or the breaker refused the call unsent
+    (service/api/breaker.py). Retry-After is what is left of the breaker's cool-down."""
     REDIS_ERRORS.inc()
+    maybe_stored = False
+    if isinstance(error, StorageUnavailableError):
+        retry = error.retry_after  # refused unsent; the breaker logged when it opened
+    else:
+        log.warning("game store unreachable: %s", type(error).__name__)
+        found = current_breaker() if has_app_context() else None
+        retry = found.retry_after() if found is not None else 1
+        # A write sent to a Redis that then did not answer in time is still carried out
+        # if Redis wakes up (it reads its socket before it sees the client gone).
+        maybe_stored = (
+            isinstance(error, redis.exceptions.TimeoutError)
+            and has_request_context()
+            and request.method not in ("GET", "HEAD", "OPTIONS")
+        )
+    when = "1 second" if retry == 1 else f"{retry} seconds"
+    if maybe_stored:
+        detail = (
+            "The game store did not answer in time, and the change may still be stored: "
+            "reload the game (or resend with the same Idempotency-Key) before playing "
+            f"again. Retry in {when}."
+        )
+    else:
+        detail = f"The game store is unreachable right now. Nothing was changed; retry in {when}."
     return Problem(
-        503,
-        ProblemType.STORAGE_UNAVAILABLE,
-        "The game store is unreachable right now. Nothing was changed; retry in a moment.",
-        headers={"Retry-After": "1"},
+        503, ProblemType.STORAGE_UNAVAILABLE, detail, headers={"Retry-After": str(retry)}
     )
 
 
@@ -270,6 +293,7 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
     ),
     redis.exceptions.ConnectionError: _storage_down,
     redis.exceptions.TimeoutError: _storage_down,
+    StorageUnavailableError: _storage_down,
 }
 
 
@@ -341,7 +365,9 @@ RATE_LIMITED = {
 }
 #: What any operation that reads or writes a game may answer.
 STORE_ERRORS = {
-    503: "The game store is unreachable; nothing was changed. Retry after `Retry-After` seconds."
+    503: "The game store is unreachable or did not answer in time: retry after `Retry-After` "
+    "seconds. `detail` says whether anything may have been stored (a write whose answer "
+    "timed out: reload the game, or resend with the same Idempotency-Key)."
 }
 
 

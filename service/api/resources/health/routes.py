@@ -8,7 +8,7 @@ import marshmallow as ma
 from flask.views import MethodView
 
 from ...blueprint import Blueprint
-from ...context import store
+from ...breaker import readiness
 from ...responses import ResponseSchema
 
 blp = Blueprint("health", __name__, description="Probes for load balancers and orchestrators.")
@@ -32,5 +32,8 @@ class Ready(MethodView):
     @blp.documents({503: "The game store is unreachable."}, limited=False)
     def get(self) -> Any:
         """The service can reach its game store"""
-        store().ping()
+        # A PING on a client of its own, bounded by REDIS_READY_TIMEOUT_SECONDS and
+        # never retried, so a hung Redis is told within a load balancer's probe; its
+        # answer also closes or opens the worker's circuit breaker (see breaker.py).
+        readiness().check()
         return {"status": "ready"}
