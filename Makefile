@@ -41,8 +41,11 @@ venv: $(STAMP) ## Create .venv and install the project with its test and dev ext
 
 install: venv ## Alias of venv
 
-run: $(STAMP) ## Serve the API with gunicorn on port PORT (default 8000) next to a private Redis (data in .run/redis)
-	$(VENV_PY) -m tests.devredis run -- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
+run: $(STAMP) ## Serve the API (gunicorn, on PORT, default 8000) and a background worker, next to a private Redis (data in .run/redis)
+	@mkdir -p .run && [ -s .run/secret ] || $(VENV_PY) -c 'import secrets; print(secrets.token_urlsafe(32))' > .run/secret
+	SERVER_SECRET="$${SERVER_SECRET:-$$(cat .run/secret)}" $(VENV_PY) -m tests.devredis run \
+		--beside '$(VENV_PY) -m service.worker' \
+		-- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
 
 test: $(STAMP) ## Run the test suite (it starts its own private Redis)
 	$(VENV_PY) -m pytest
@@ -65,7 +68,7 @@ lint: $(STAMP) ## Run ruff and mypy
 
 openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	@mkdir -p openapi
-	FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
+	SERVER_SECRET=only-writing-the-spec-0123456789abcdef FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
 
 BENCH_ARGS ?=
 bench: $(STAMP) ## Hands per second: naive vs the engine (and its mypyc build, if made); BENCH_ARGS=--help

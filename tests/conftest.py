@@ -20,10 +20,14 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.api.ratelimit import LIMIT_SETTINGS
 from service.app import create_app
 from tests.devredis import RedisServer
 from tests.helpers import Table
 from tests.live import LiveService
+
+#: The SERVER_SECRET of the apps the tests build.
+TEST_SECRET = "tests-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,8 @@ def make_app() -> Iterator[Callable[..., Flask]]:
     apps: list[Flask] = []
 
     def make(**config: Any) -> Flask:
-        limits_off = {"RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0}
-        app = create_app({"TESTING": True, **limits_off, **config})
+        limits_off = dict.fromkeys(LIMIT_SETTINGS, 0)
+        app = create_app({"TESTING": True, "SERVER_SECRET": TEST_SECRET, **limits_off, **config})
         apps.append(app)
         return app
 

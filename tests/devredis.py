@@ -403,56 +403,83 @@ class RedisServer:
 _FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _run(command: Sequence[str], data_dir: str) -> int:
-    """Run ``command`` with ``REDIS_URL`` pointing at a Redis; return its exit status."""
-    if os.environ.get("REDIS_URL"):
+def _run(command: Sequence[str], data_dir: str, beside: Sequence[Sequence[str]] = ()) -> int:
+    """Run ``command`` (and the ``beside`` commands next to it) with ``REDIS_URL``
+    pointing at a Redis; return the exit status of ``command``."""
+    server: RedisServer | None = None
+    env = dict(os.environ)
+    if env.get("REDIS_URL"):
         print("devredis: REDIS_URL is set; not starting a private Redis", file=sys.stderr)
-        sys.stderr.flush()
+    else:
         try:
-            os.execvp(command[0], list(command))
-        except OSError as exc:
-            print(f"devredis: cannot run {command[0]!r}: {exc}", file=sys.stderr)
-            return 127
-
-    try:
-        server = RedisServer(data_dir=data_dir, persist=True).start()
-    except RuntimeError as exc:
-        print(f"devredis: {exc}", file=sys.stderr)
-        return 1
-    try:
+            server = RedisServer(data_dir=data_dir, persist=True).start()
+        except RuntimeError as exc:
+            print(f"devredis: {exc}", file=sys.stderr)
+            return 1
         print(
             f"devredis: started {server.binary} at {server.url} (data in {server.data_dir})",
             file=sys.stderr,
-            flush=True,
         )
-        env = dict(os.environ, REDIS_URL=server.url)
-        child: subprocess.Popen[bytes] | None = None
-        pending: list[int] = []
+        env["REDIS_URL"] = server.url
+    sys.stderr.flush()
+    try:
+        return _supervise(command, beside, env)
+    finally:
+        if server is not None:
+            server.stop()
 
-        def forward(signum: int, _frame: FrameType | None) -> None:
-            if child is None:
-                pending.append(signum)  # delivered as soon as the child exists
-                return
+
+def _supervise(
+    command: Sequence[str], beside: Sequence[Sequence[str]], env: dict[str, str]
+) -> int:
+    """Start the ``beside`` commands, then ``command``; forward SIGINT, SIGTERM and SIGHUP
+    to all of them; when ``command`` exits, stop the others (SIGTERM, then SIGKILL after
+    10 s) and return its status."""
+    children: list[subprocess.Popen[bytes]] = []
+    pending: list[int] = []
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        if not children:
+            pending.append(signum)  # delivered as soon as the children exist
+            return
+        for child in children:
             with contextlib.suppress(ProcessLookupError):
                 child.send_signal(signum)
 
-        previous: dict[int, Any] = {sig: signal.signal(sig, forward) for sig in _FORWARDED_SIGNALS}
+    previous: dict[int, Any] = {sig: signal.signal(sig, forward) for sig in _FORWARDED_SIGNALS}
+    try:
         try:
-            try:
-                child = subprocess.Popen(list(command), env=env)
-            except OSError as exc:
-                print(f"devredis: cannot run {command[0]!r}: {exc}", file=sys.stderr)
-                return 127
-            for signum in pending:
-                forward(signum, None)
-            code = child.wait()
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-        # Like a shell: a child killed by signal N exits with 128 + N.
-        return code if code >= 0 else 128 - code
+            for other in beside:
+                children.append(subprocess.Popen(list(other), env=env))
+            main = subprocess.Popen(list(command), env=env)
+        except OSError as exc:
+            print(f"devredis: cannot run {exc.filename!r}: {exc}", file=sys.stderr)
+            _stop(children)
+            return 127
+        helpers = list(children)
+        children.append(main)
+        for signum in pending:
+            forward(signum, None)
+        code = main.wait()
+        _stop(helpers)
     finally:
-        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    # Like a shell: a child killed by signal N exits with 128 + N.
+    return code if code >= 0 else 128 - code
+
+
+def _stop(processes: Sequence[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM each process, then SIGKILL any still running after 10 s."""
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -465,7 +492,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = sub.add_parser(
         "run",
         help="run CMD with REDIS_URL set (starting a private Redis unless already set)",
-        usage="%(prog)s [--data-dir DIR] -- CMD [ARGS...]",
+        usage="%(prog)s [--data-dir DIR] [--beside 'CMD2 ARGS'] -- CMD [ARGS...]",
+    )
+    run.add_argument(
+        "--beside",
+        action="append",
+        default=[],
+        metavar="'CMD ARGS'",
+        help="another command to run next to CMD, with the same REDIS_URL, stopped when "
+        "CMD exits (repeatable; split as a shell would)",
     )
     run.add_argument(
         "--data-dir",
@@ -480,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = command[1:]
     if not command:
         run.error("no command given (usage: run -- CMD [ARGS...])")
-    return _run(command, args.data_dir)
+    return _run(command, args.data_dir, [shlex.split(other) for other in args.beside])
 
 
 if __name__ == "__main__":

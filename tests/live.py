@@ -26,6 +26,8 @@ from typing import Any
 
 import requests
 
+from service.api.ratelimit import LIMIT_SETTINGS
+
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
 APP = "service.app:create_app()"
@@ -35,11 +37,11 @@ APP = "service.app:create_app()"
 DEFAULT_ENV = {
     "WEB_CONCURRENCY": "2",
     "GUNICORN_THREADS": "4",
-    "RATE_LIMIT_PER_ADDRESS": "0",
-    "RATE_LIMIT_PER_TOKEN": "0",
+    **dict.fromkeys(LIMIT_SETTINGS, "0"),
     "BOT_TIME_LIMIT_SECONDS": "0.2",
     "EXPERT_BUDGET_MS": "5",
     "REDIS_TIMEOUT_SECONDS": "1",
+    "SERVER_SECRET": "live-tests-secret-0123456789abcdefghijklmnop",
 }
 
 

@@ -1,4 +1,5 @@
-"""Computer players over HTTP: seats that play themselves inside the requests."""
+"""Computer players over HTTP: seats that play themselves inside the requests, for the
+requests' allowance (past it, background workers play on: tests/test_workers.py)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,12 @@ def test_a_person_against_a_greedy_bot(table: Table) -> None:
     assert view["winner"] in (0, 1)
 
 
-def test_a_match_of_bots_only_runs_to_the_end_in_one_request(client: FlaskClient) -> None:
+def test_a_match_of_bots_only_that_fits_the_allowance_ends_in_its_creation(
+    make_app: Callable[..., Flask], redis_url: str
+) -> None:
+    """Computer players move within the request that gives them the turn, for the
+    allowance BOT_TIME_LIMIT_SECONDS (background workers go on past it: test_workers.py)."""
+    client = make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=60).test_client()
     response = client.post(
         "/v1/games",
         json={"seed": 5, "seats": [{"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"}]},
@@ -68,7 +74,7 @@ def test_bots_past_their_time_limit_go_on_when_asked(
     )
     body = response.get_json()
     assert body["state"]["status"] == "playing" and body["events"] == []
-    fast = make_app(REDIS_URL=redis_url).test_client()
+    fast = make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=60).test_client()
     answer = fast.post(f"/v1/games/{body['id']}/bots")
     assert answer.status_code == 200
     assert answer.get_json()["state"]["status"] == "finished"

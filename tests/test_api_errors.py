@@ -137,11 +137,25 @@ class TestConflicts:
         assert fresh.status_code == 200
         assert fresh.get_json()["state"]["version"] == 3
 
-    @pytest.mark.parametrize("value", ["abc", "*", '"1", "2"', '"-1"', ""])
+    @pytest.mark.parametrize("value", ["abc", '"-1"', "", '"1" "2"'])
     def test_an_if_match_that_is_not_a_version(self, game: Table, value: str) -> None:
         response = game.move(0, "6S", ["6D"], headers={"If-Match": value})
         problem(response, 412, "/problems/version-mismatch")
         assert game.view()["version"] == 1
+
+    @pytest.mark.parametrize("value", ['W/"1"', '"2", W/"1"', ' W/"1" '])
+    def test_a_weak_tag_never_matches(self, game: Table, value: str) -> None:
+        """RFC 9110 13.1.1: If-Match compares entity tags strongly."""
+        response = game.move(0, "6S", ["6D"], headers={"If-Match": value})
+        assert problem(response, 412, "/problems/version-mismatch")["current_version"] == 1
+        assert game.view()["version"] == 1
+
+    @pytest.mark.parametrize("value", ["*", '"1", "2"', '"0", "1"', " * "])
+    def test_a_star_or_a_listed_version_matches(self, game: Table, value: str) -> None:
+        """``*`` matches the game that exists; a list matches if any tag does."""
+        response = game.move(0, "6S", ["6D"], headers={"If-Match": value})
+        assert response.status_code == 200
+        assert game.view()["version"] == 2
 
 
 class TestIllegalMoves:
@@ -322,11 +336,34 @@ class TestCreateBodies:
             details = problem(response, 422)
             assert list(details["errors"]) == list(body)
 
-    @pytest.mark.parametrize("name", ["Ana\x00", "\x1b[31mred", "tab\there", "\ud800"])
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "Ana\x00",
+            "\x1b[31mred",
+            "tab\there",
+            "\ud800",
+            " ",  # blank
+            "\u3000\u00a0",  # blank in other scripts
+            "\u200b",  # zero-width space
+            "Ana\u200d",  # zero-width joiner
+            "\u202egnub",  # right-to-left override
+            "\u2066Ana\u2069",  # an isolate
+            "\ufeffAna",  # zero-width no-break space
+            "A\u2028B",  # line separator
+            "\u0301",  # a combining mark alone
+        ],
+    )
     def test_a_seat_name_must_be_printable_text(self, client: FlaskClient, name: str) -> None:
         body = json.dumps({"seats": [{"name": name}, {"name": "Bruno"}]})  # \ud800 escaped
         response = client.post("/v1/games", data=body, content_type="application/json")
         assert problem(response, 422)["errors"]["seats"]
+
+    @pytest.mark.parametrize("name", ["Ana", "José Ñúñez", "李雷", "محمد", "🂡 Ace", "Zoë-2"])
+    def test_names_in_any_script_are_welcome(self, client: FlaskClient, name: str) -> None:
+        response = client.post("/v1/games", json={"seats": [{"name": name}, {"name": "B"}]})
+        assert response.status_code == 201
+        assert response.get_json()["seats"][0]["name"] == name
 
 
 # ---------------------------------------------------------------------------- garbage

@@ -3,13 +3,17 @@ the same key with another body is refused; without the header nothing changes.""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import uuid
+from collections.abc import Callable
 
+import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.app import create_app
 from tests.helpers import Table
 
 
@@ -155,7 +159,8 @@ def test_answers_are_kept_in_the_game_and_live_as_long_as_it(
 ) -> None:
     """The answer to a keyed creation or move is a field of the game's hash, written by
     the commit that stores the move (service/play/store.py): it expires with the game,
-    whose lifetime every later move renews, and no other key is written for it."""
+    whose lifetime every later move renews. A creation's key also names a pointer to the
+    game it created; nothing else is written."""
     body, creation = {"seed": 3}, key()
     created = table.client.post("/v1/games", json=body, headers=creation)
     assert created.status_code == 201
@@ -169,12 +174,65 @@ def test_answers_are_kept_in_the_game_and_live_as_long_as_it(
     assert first.status_code == 200
     with redis.Redis.from_url(redis_url, decode_responses=True) as client:
         game_key = f"scopa:game:{{{table.game_id}}}"
-        assert sorted(client.keys("*")) == [game_key, game_key + ":events"]
+        (pointer,) = client.keys("scopa:creation:*")
+        assert sorted(client.keys("*")) == sorted([pointer, game_key, game_key + ":events"])
+        assert client.get(pointer) == table.game_id
         fields = client.hkeys(game_key)
         assert len([f for f in fields if f.startswith("idem:")]) == 2  # creation and move
-        for token in table.tokens:  # tokens are derived again on a replay, never kept
-            assert token not in "".join(client.hvals(game_key))
+        log = client.lrange(game_key + ":events", 0, -1)
+        stored = "".join(client.hvals(game_key)) + "".join(log)
+        for token in table.tokens:  # only sealed with the client's key, never as it is
+            assert token not in stored
     again = table.client.post("/v1/games", json=body, headers=creation)
     assert again.status_code == 201 and again.get_json() == created.get_json()
     replayed = table.move(turn, move["card"], move["capture"], headers=move_key)
     assert replayed.get_json() == first.get_json()
+
+
+class TestNoSecretFromPublicData:
+    """A game id, a token or where an answer is kept never derives from what a client
+    sends or can see: ids and tokens are random, and keys are hashed under the server's
+    secret (SERVER_SECRET)."""
+
+    def test_the_same_key_on_a_fresh_store_makes_another_id_and_other_tokens(
+        self, client: FlaskClient, redis_url: str
+    ) -> None:
+        headers = key()
+        first = client.post("/v1/games", json={"seed": 3}, headers=headers).get_json()
+        with redis.Redis.from_url(redis_url) as raw:
+            raw.flushdb()
+        second = client.post("/v1/games", json={"seed": 3}, headers=headers).get_json()
+        assert first["id"] != second["id"]
+        assert first["seats"][0]["token"] != second["seats"][0]["token"]
+
+    def test_where_a_key_is_kept_depends_on_the_server_secret(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        headers, names = key(), []
+        secrets = ("one-server-secret-0123456789abcdefghij", "another-secret-0123456789abcdefghijk")
+        for secret in secrets:
+            with redis.Redis.from_url(redis_url, decode_responses=True) as raw:
+                raw.flushdb()
+                app = make_app(REDIS_URL=redis_url, SERVER_SECRET=secret)
+                created = app.test_client().post("/v1/games", json={}, headers=headers)
+                assert created.status_code == 201
+                names.append(raw.keys("scopa:creation:*")[0])
+                game_key = f"scopa:game:{{{created.get_json()['id']}}}"
+                kept = [f for f in raw.hkeys(game_key) if f.startswith("idem:")]
+                names.append(kept[0])
+        assert len(set(names)) == 4
+        hashed = hashlib.sha256(f"create\n{headers['Idempotency-Key']}".encode()).hexdigest()
+        assert not any(hashed[:32] in name for name in names)
+
+    @pytest.mark.parametrize("short", ["a", "match-31337", "x" * 15])
+    def test_a_creation_key_shorter_than_16_is_refused(
+        self, client: FlaskClient, short: str
+    ) -> None:
+        answer = client.post("/v1/games", json={}, headers={"Idempotency-Key": short})
+        assert answer.status_code == 422
+        assert answer.get_json()["errors"] == {"Idempotency-Key": ["Not a valid key."]}
+        assert "UUID" in answer.get_json()["detail"]
+
+    def test_the_service_refuses_to_start_without_a_secret(self, redis_url: str) -> None:
+        with pytest.raises(RuntimeError, match="SERVER_SECRET"):
+            create_app({"REDIS_URL": redis_url, "SERVER_SECRET": ""})

@@ -1,13 +1,15 @@
-"""Operations: request ids, metrics, and rate limits per address and per token."""
+"""Operations: request ids, metrics, rate limits and quotas, and request bodies."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import random
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -15,6 +17,7 @@ from flask.testing import FlaskClient
 
 from service.api.observability import JsonFormatter
 from tests.bench import floor
+from tests.conftest import TEST_SECRET
 from tests.helpers import Table
 from tests.live import LiveService, Player
 
@@ -92,7 +95,11 @@ def test_the_log_scan_finds_a_card_outside_the_path_and_request_id(tmp_path: Pat
     ]
 
 
-def test_metrics_count_requests_moves_and_matches(client: FlaskClient) -> None:
+def test_metrics_count_requests_moves_and_matches(
+    make_app: Callable[..., Flask], redis_url: str
+) -> None:
+    client = make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=60).test_client()
+
     def value(text: str, prefix: str) -> float:
         lines = [line for line in text.splitlines() if line.startswith(prefix)]
         return sum(float(line.rsplit(" ", 1)[1]) for line in lines)
@@ -139,6 +146,104 @@ class TestRateLimits:
         assert table.client.get(table.url()).status_code == 200
 
 
+    def test_only_the_exact_probe_paths_are_exempt(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        client = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_ADDRESS=2).test_client()
+        statuses = [client.get(path).status_code for path in ("/docs-123", "/healthzz", "/x")]
+        assert statuses == [404, 404, 429]
+        assert client.get("/healthz").status_code == 200  # still exempt
+
+    @pytest.mark.parametrize(
+        "spelling", ["Bearer {}", "bearer {}", "BEARER   {}", "  Bearer {}  ", "Bearer\t{}"]
+    )
+    def test_the_token_is_counted_however_the_header_is_spelled(
+        self, make_app: Callable[..., Flask], redis_url: str, spelling: str
+    ) -> None:
+        """One token, one allowance: the scheme's case and the spaces do not make a new
+        client."""
+        app = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_TOKEN=2)
+        table = Table(app.test_client())
+        table.create(seed=1)
+        plain = {"Authorization": f"Bearer {table.tokens[0]}"}
+        odd = {"Authorization": spelling.format(table.tokens[0])}
+        assert table.client.get(table.url(), headers=plain).status_code == 200
+        assert table.client.get(table.url(), headers=odd).status_code == 200
+        assert table.client.get(table.url(), headers=odd).status_code == 429
+
+
+class TestQuotas:
+    """Expensive operations have quotas of their own (service/api/ratelimit.py)."""
+
+    def test_hints(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        client = make_app(REDIS_URL=redis_url, HINT_LIMIT_PER_ADDRESS=2).test_client()
+        body = {"hand": ["7D", "3C", "10S"], "table": ["3B", "4D", "1S", "6C"]}
+        statuses = [client.post("/v1/hint", json=body).status_code for _ in range(3)]
+        assert statuses == [200, 200, 429]
+        limited = client.post("/v1/hint", json=body)
+        assert "hints" in limited.get_json()["detail"] and int(limited.headers["Retry-After"]) >= 1
+        # Cheap requests are not charged to the quota.
+        assert client.post("/v1/legal-moves", json={"hand": ["1D"]}).status_code == 200
+
+    def test_hints_per_token(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        app = make_app(REDIS_URL=redis_url, HINT_LIMIT_PER_TOKEN=1)
+        table = Table(app.test_client())
+        table.create(seed=1)
+        turn = table.view()["turn"]
+        assert table.client.get(table.url("/hint"), headers=table.auth(turn)).status_code == 200
+        again = table.client.get(table.url("/hint"), headers=table.auth(turn))
+        assert again.status_code == 429
+
+    def test_creations_per_address(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        client = make_app(REDIS_URL=redis_url, CREATION_LIMIT_PER_ADDRESS=2).test_client()
+        statuses = [client.post("/v1/games", json={}).status_code for _ in range(3)]
+        assert statuses == [201, 201, 429]
+        limited = client.post("/v1/games", json={})
+        assert "games created" in limited.get_json()["detail"]
+        assert 1 <= int(limited.headers["Retry-After"]) <= 3600
+
+    def test_computer_players(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        client = make_app(REDIS_URL=redis_url, BOT_LIMIT_PER_ADDRESS=1).test_client()
+        bots = {"seats": [{"name": "A", "bot": "random"}, {"name": "B", "bot": "random"}]}
+        assert client.post("/v1/games", json={"seed": 2, **bots}).status_code == 201
+        assert client.post("/v1/games", json={"seed": 2, **bots}).status_code == 429
+        assert client.post("/v1/games", json={}).status_code == 201  # no computer seat
+
+
+def test_made_up_methods_share_one_metric_label(client: FlaskClient) -> None:
+    """Metric labels come from fixed sets: 300 invented methods add one series, not 300."""
+    for n in range(300):
+        assert client.open("/v1/variants", method=f"BREW{n}").status_code == 405
+    text = client.get("/metrics").get_data(as_text=True)
+    assert "BREW" not in text
+    assert 'method="other",route="unmatched",status="405"' in text
+
+
+def test_an_oversized_chunked_body_is_a_413(live_service: LiveService) -> None:
+    """A body sent in chunks, with no Content-Length, is held to the same 64 KiB."""
+
+    def send(body: bytes) -> tuple[int, dict[str, Any]]:
+        connection = http.client.HTTPConnection("127.0.0.1", live_service.port, timeout=10)
+        connection.putrequest("POST", "/v1/games")
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Transfer-Encoding", "chunked")
+        connection.endheaders()
+        for start in range(0, len(body), 8192):
+            chunk = body[start : start + 8192]
+            connection.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        connection.send(b"0\r\n\r\n")
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+        connection.close()
+        return response.status, answer
+
+    huge = json.dumps({"seats": [{"name": "x" * 40}] * 3000}).encode()
+    status, answer = send(huge)
+    assert status == 413 and answer["status"] == 413
+    status, answer = send(json.dumps({"seed": 4}).encode())
+    assert status == 201 and answer["state"]["status"] == "playing"
+
+
 class TestLoadTestFloor:
     """The load test's floor endpoint (tests/bench/floor.py) is served only by the load
     test's own app, never by the service."""
@@ -152,7 +257,8 @@ class TestLoadTestFloor:
     def test_one_get_and_one_set_when_asked_for(
         self, make_app: Callable[..., Flask], redis_url: str
     ) -> None:
-        bench = floor.create_app({"TESTING": True, "REDIS_URL": redis_url}).test_client()
+        config = {"TESTING": True, "REDIS_URL": redis_url, "SERVER_SECRET": TEST_SECRET}
+        bench = floor.create_app(config).test_client()
         first = bench.post("/_loadtest/floor/x", json={"n": 1})
         assert first.status_code == 200 and first.json == {"key": "x", "seen": False}
         assert bench.post("/_loadtest/floor/x", json={"n": 2}).json["seen"] is True

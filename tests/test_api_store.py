@@ -145,7 +145,7 @@ class TestSimultaneousMoves:
                 Card.parse("7D"),
                 [],
                 BotSettings(),
-                if_match=1,
+                if_match={1},
             )
         assert stale.value.current == 2
 

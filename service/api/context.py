@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
+import redis
+import rq
 from flask import current_app
 
-from ..play import BotSettings, GameStore
+from ..play import BotSettings, Game, GameStore
+from ..play.background import schedule
+
+log = logging.getLogger(__name__)
 
 
 def store() -> GameStore:
@@ -12,8 +19,25 @@ def store() -> GameStore:
     return game_store
 
 
+def server_secret() -> bytes:
+    """The secret that keyed hashes of client keys are made with (``SERVER_SECRET``)."""
+    return str(current_app.config["SERVER_SECRET"]).encode()
+
+
 def bot_settings() -> BotSettings:
     return BotSettings(
         time_limit_seconds=current_app.config["BOT_TIME_LIMIT_SECONDS"],
         expert_budget_ms=current_app.config["EXPERT_BUDGET_MS"],
     )
+
+
+def hand_bots_to_workers(game: Game) -> None:
+    """Queue a background job for ``game`` if a computer player still has the turn
+    after a request's allowance. The game is committed already: if the queue cannot be
+    reached, the request still succeeds, and ``POST /v1/games/{id}/bots`` starts them
+    again later."""
+    queue: rq.Queue = current_app.extensions["scopa_bot_queue"]
+    try:
+        schedule(queue, game)
+    except redis.exceptions.RedisError as error:
+        log.warning("could not queue the computer players' turn: %s", type(error).__name__)

@@ -59,10 +59,24 @@ def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
     return StrictBoolean(**kwargs)
 
 
+#: Unicode categories a display name may not hold: controls, lone surrogates, format
+#: characters (bidirectional overrides and isolates, zero-width spaces and joiners, ...),
+#: line and paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
+
+
 def printable(value: str) -> bool:
-    """No control characters and no lone surrogates: text that shows and stores as UTF-8."""
-    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in value):
-        raise ma.ValidationError("Use printable text: no control characters.")
+    """Text that shows as it is: no control, format (bidi override, zero-width) or
+    separator characters, no lone surrogates, and at least one visible character (a
+    letter, digit, punctuation or symbol)."""
+    categories = [unicodedata.category(ch) for ch in value]
+    if any(category in _HIDDEN for category in categories):
+        raise ma.ValidationError(
+            "Use plain text: no control characters, no bidirectional or zero-width "
+            "formatting characters."
+        )
+    if not any(category[0] in "LNPS" for category in categories):
+        raise ma.ValidationError("A name needs at least one visible character.")
     return True
 
 

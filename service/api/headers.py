@@ -10,6 +10,8 @@ from typing import Any
 from flask import request
 
 from ..play import Answer, IdempotentRequest
+from ..play.idempotency import MIN_CREATION_KEY_LENGTH
+from .context import server_secret
 from .problems import Problem, ProblemType, etag
 
 IDEMPOTENCY_KEY = "Idempotency-Key"
@@ -24,15 +26,23 @@ IF_MATCH = {
     "the move is refused with 412 and nothing changes.",
     "schema": {"type": "string"},
 }
+_KEY_DOC = (
+    "Retrying with the same key and body returns the first answer again, without acting "
+    "twice; the same key with another body is refused with 422. Kept as long as the game."
+)
 IDEMPOTENCY_KEY_PARAMETER = {
     "in": "header",
     "name": IDEMPOTENCY_KEY,
     "required": False,
-    "description": "A unique key for this request (a UUID, say), 1-255 visible ASCII "
-    "characters. Retrying with the same key and body returns the first answer again, "
-    "without playing twice; the same key with another body is refused with 422. Kept as "
-    "long as the game.",
+    "description": "A unique key for this move (a UUID, say), 1-255 visible ASCII "
+    "characters. " + _KEY_DOC,
     "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+CREATION_KEY_PARAMETER = {
+    **IDEMPOTENCY_KEY_PARAMETER,
+    "description": f"A unique key for this creation: use a UUID ({MIN_CREATION_KEY_LENGTH} to "
+    "255 visible ASCII characters; a shorter key is refused with 422). " + _KEY_DOC,
+    "schema": {"type": "string", "minLength": MIN_CREATION_KEY_LENGTH, "maxLength": 255},
 }
 REPLAYED = {
     "Idempotent-Replayed": {
@@ -43,31 +53,42 @@ REPLAYED = {
 }
 
 
-def if_match_version() -> int | None:
-    """The version If-Match names, or None without the header."""
+_ENTITY_TAG = re.compile(r'\s*(W/)?"?([0-9]{1,18})"?\s*')
+
+
+def if_match_versions() -> frozenset[int] | None:
+    """The game versions If-Match accepts (RFC 9110 13.1.1): None without the header or
+    with ``*`` (any version of the game, which exists); else the versions of the strong
+    entity tags it lists. A weak tag (``W/"3"``) never matches: the comparison is strong."""
     header = request.headers.get("If-Match")
-    if header is None:
+    if header is None or header.strip() == "*":
         return None
-    value = header.strip().removeprefix("W/").strip('"')
-    if not re.fullmatch(r"[0-9]{1,18}", value):
-        raise Problem(
-            412,
-            ProblemType.VERSION_MISMATCH,
-            f'If-Match must be a game version as sent in ETag (such as "3"), not {header!r}.',
-        )
-    return int(value)
+    versions = set()
+    for entry in header.split(","):
+        tag = _ENTITY_TAG.fullmatch(entry)
+        if tag is None:
+            raise Problem(
+                412,
+                ProblemType.VERSION_MISMATCH,
+                f'If-Match must list game versions as sent in ETag (such as "3"), not '
+                f"{header!r}.",
+            )
+        if not tag.group(1):
+            versions.add(int(tag.group(2)))
+    return frozenset(versions)
 
 
-def idempotency_key() -> str | None:
+def idempotency_key(shortest: int = 1) -> str | None:
     """The request's Idempotency-Key, or None without one."""
     key = request.headers.get(IDEMPOTENCY_KEY)
     if key is None:
         return None
-    if not _VALID_KEY.fullmatch(key):
+    if not _VALID_KEY.fullmatch(key) or len(key) < shortest:
         raise Problem(
             422,
             ProblemType.VALIDATION,
-            f"{IDEMPOTENCY_KEY} must be 1 to 255 visible ASCII characters, such as a UUID.",
+            f"{IDEMPOTENCY_KEY} must be {shortest} to 255 visible ASCII characters: use a "
+            "UUID.",
             errors={IDEMPOTENCY_KEY: ["Not a valid key."]},
         )
     return key
@@ -80,14 +101,18 @@ def operation() -> str:
 
 def creation_request(body: Any) -> IdempotentRequest | None:
     """The creation's idempotent request, if it carries an Idempotency-Key."""
-    key = idempotency_key()
-    return None if key is None else IdempotentRequest.creation(key, operation(), body)
+    key = idempotency_key(MIN_CREATION_KEY_LENGTH)
+    if key is None:
+        return None
+    return IdempotentRequest.of(server_secret(), "create", key, operation(), body)
 
 
-def move_request(game_id: str, seat: int, body: Any) -> IdempotentRequest | None:
+def move_request(seat: int, body: Any) -> IdempotentRequest | None:
     """A seat's move's idempotent request, if it carries an Idempotency-Key."""
     key = idempotency_key()
-    return None if key is None else IdempotentRequest.move(key, game_id, seat, operation(), body)
+    if key is None:
+        return None
+    return IdempotentRequest.of(server_secret(), f"seat{seat}", key, operation(), body)
 
 
 def replayed(answer: Answer) -> tuple[dict[str, Any], int, dict[str, str]]:

@@ -36,6 +36,9 @@ from ..engine import EventKind
 from ..play import Step
 
 REQUEST_ID = "X-Request-ID"
+#: The methods metrics name; any other shares the label "other" (labels come only from
+#: fixed sets, so that made-up methods cannot grow the metrics without bound).
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 REQUESTS = Counter(
@@ -158,10 +161,11 @@ def install(app: Flask) -> None:
     def _finish(response: Response) -> Response:
         response.headers[REQUEST_ID] = g.get("request_id") or secrets.token_hex(8)
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        REQUESTS.labels(request.method, route, str(response.status_code)).inc()
+        method = request.method if request.method in METHODS else "other"
+        REQUESTS.labels(method, route, str(response.status_code)).inc()
         started = g.get("started")
         if started is not None:
-            LATENCY.labels(request.method, route).observe(time.perf_counter() - started)
+            LATENCY.labels(method, route).observe(time.perf_counter() - started)
         return response
 
     @app.get("/metrics")

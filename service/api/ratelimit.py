@@ -1,28 +1,76 @@
-"""Rate limits per client address and per seat token, counted in Redis so that every
-worker and replica shares them: a fixed window of one minute each. Over a limit, the
-answer is 429 with Retry-After. Probes, metrics and the docs are never limited; if Redis
-cannot be reached the limiter lets requests through (the request itself then reports
-the outage).
+"""Rate limits and quotas, per client address and per seat token, counted in Redis so that
+every worker and replica shares them (fixed windows). Over a limit, the answer is 429
+with Retry-After. If Redis cannot be reached the limiter lets requests through (the
+request itself then reports the outage).
 
-``RATE_LIMIT_PER_ADDRESS`` and ``RATE_LIMIT_PER_TOKEN`` set the requests allowed per
-minute (0 turns a limit off). Behind a proxy, set ``TRUSTED_PROXIES`` to the number of
-proxies that add ``X-Forwarded-For``, so the client's own address is the one counted.
+Every request counts against ``requests`` (per minute). Expensive operations count
+against a quota of their own besides: ``hints`` (the expert's search), ``bots``
+(computer players' moves: ``POST /v1/games/{id}/bots`` and creations with a computer
+seat) and ``creations`` (per hour: a game takes memory in Redis until it expires). Each
+limit is a setting (0 turns it off); see :data:`QUOTAS`. Probes, metrics and the docs are
+never limited. Behind a proxy, set ``TRUSTED_PROXIES`` to the number of proxies that add
+``X-Forwarded-For``, so the client's own address is the one counted.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import redis
 from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import hash_token
+from .context import store
 from .problems import Problem, ProblemType
+from .seats import parse_bearer
 
-WINDOW_SECONDS = 60
 PREFIX = "scopa:rate:"
-UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/redoc")
+#: Paths never limited: exactly these (a path that merely starts like one is limited).
+UNLIMITED_PATHS = frozenset(
+    {"/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/redoc"}
+)
+
+
+@dataclass(frozen=True)
+class Quota:
+    """A limit on one kind of request: the settings that hold its limits per address
+    and per token, and its window."""
+
+    name: str
+    per_address_setting: str
+    per_token_setting: str | None
+    window_seconds: int
+    what: str
+
+
+QUOTAS = {
+    q.name: q
+    for q in (
+        Quota("requests", "RATE_LIMIT_PER_ADDRESS", "RATE_LIMIT_PER_TOKEN", 60, "requests"),
+        Quota("hints", "HINT_LIMIT_PER_ADDRESS", "HINT_LIMIT_PER_TOKEN", 60, "hints"),
+        Quota("bots", "BOT_LIMIT_PER_ADDRESS", "BOT_LIMIT_PER_TOKEN", 60, "computer-player turns"),
+        Quota("creations", "CREATION_LIMIT_PER_ADDRESS", None, 3600, "games created"),
+    )
+}
+#: The quota each expensive operation counts against (by Flask endpoint), besides
+#: ``requests``.
+ENDPOINT_QUOTAS = {
+    "hints.GameHint": "hints",
+    "hints.PositionHint": "hints",
+    "games.BotTurns": "bots",
+    "games.GameCollection": "creations",
+}
+
+
+#: Every setting that holds a limit (0 turns it off).
+LIMIT_SETTINGS = tuple(
+    setting
+    for quota in QUOTAS.values()
+    for setting in (quota.per_address_setting, quota.per_token_setting)
+    if setting is not None
+)
 
 
 def install(app: Flask) -> None:
@@ -32,41 +80,56 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def _limit() -> None:
-        if request.path.startswith(UNLIMITED_PATHS):
+        if request.path in UNLIMITED_PATHS:
             return
-        checks = []
-        per_address = current_app.config["RATE_LIMIT_PER_ADDRESS"]
-        if per_address:
-            checks.append((f"a:{request.remote_addr}", per_address))
-        per_token = current_app.config["RATE_LIMIT_PER_TOKEN"]
-        token = request.headers.get("Authorization", "")
-        if per_token and token:
-            checks.append((f"t:{hash_token(token)[:32]}", per_token))
-        if checks:
-            _check(checks)
+        names = ["requests"]
+        if request.endpoint in ENDPOINT_QUOTAS:
+            names.append(ENDPOINT_QUOTAS[request.endpoint])
+        charge(*names)
 
 
-def _check(checks: list[tuple[str, int]]) -> None:
+def charge(*names: str) -> None:
+    """Count this request against the quotas ``names``; raise a 429 Problem if it goes
+    over any of them."""
+    checks: list[tuple[Quota, str, int]] = []
+    config = current_app.config
+    token = parse_bearer(request.headers.get("Authorization"))
+    for name in names:
+        quota = QUOTAS[name]
+        if config[quota.per_address_setting]:
+            checks.append((quota, f"a:{request.remote_addr}", config[quota.per_address_setting]))
+        if token and quota.per_token_setting and config[quota.per_token_setting]:
+            who = f"t:{hash_token(token)[:32]}"
+            checks.append((quota, who, config[quota.per_token_setting]))
+    if checks:
+        _check(checks)
+
+
+def _check(checks: list[tuple[Quota, str, int]]) -> None:
     now = time.time()
-    window = int(now // WINDOW_SECONDS)
-    client: redis.Redis = current_app.extensions["scopa_store"].redis
     try:
+        # Inside the try: a thread's first client connects, and fails while Redis is
+        # down or the breaker (service/api/breaker.py) refuses calls to it.
+        client: redis.Redis = store().redis
         with client.pipeline(transaction=False) as pipe:
-            for name, _ in checks:
-                key = f"{PREFIX}{name}:{window}"
+            for quota, who, _ in checks:
+                window = int(now // quota.window_seconds)
+                key = f"{PREFIX}{quota.name}:{who}:{window}"
                 pipe.incr(key)
-                pipe.expire(key, WINDOW_SECONDS * 2)
+                pipe.expire(key, quota.window_seconds * 2)
             counts = pipe.execute()[::2]
     except redis.exceptions.RedisError:
         return  # fail open: the limiter never takes the service down
-    for (name, limit), count in zip(checks, counts, strict=True):
+    for (quota, who, limit), count in zip(checks, counts, strict=True):
         if count > limit:
-            retry = max(1, int((window + 1) * WINDOW_SECONDS - now + 0.999))
-            what = "this address" if name.startswith("a:") else "this token"
+            span = quota.window_seconds
+            retry = max(1, int((int(now // span) + 1) * span - now + 0.999))
+            whom = "this address" if who.startswith("a:") else "this token"
+            per = "a minute" if span == 60 else "an hour"
             raise Problem(
                 429,
                 ProblemType.RATE_LIMITED,
-                f"Too many requests from {what}: at most {limit} a minute. "
+                f"Too many {quota.what} from {whom}: at most {limit} {per}. "
                 f"Retry after {retry} seconds.",
                 headers={"Retry-After": str(retry)},
             )

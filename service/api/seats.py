@@ -15,15 +15,27 @@ OPTIONAL_SEAT_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 BAD_TOKEN = {401: "The bearer token is missing, malformed, or not a seat of this game."}
 
 
+def parse_bearer(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header (the scheme in any case,
+    spaces around either part ignored), or None if the header is absent or not that."""
+    if header is None:
+        return None
+    parts = header.split(None, 1)
+    if len(parts) != 2 or parts[0].lower() != "bearer":
+        return None
+    token = parts[1].strip()
+    return token if token and len(token.split()) == 1 else None
+
+
 def bearer_token() -> str | None:
-    """The token of ``Authorization: Bearer <token>``, or None without the header."""
+    """The request's bearer token, or None without an Authorization header."""
     header = request.headers.get("Authorization")
     if header is None:
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = parse_bearer(header)
+    if token is None:
         raise _unauthorized("The Authorization header must be 'Bearer <seat token>'.")
-    return token.strip()
+    return token
 
 
 def seat_of(game: Game, *, required: bool) -> int | None:

@@ -17,8 +17,8 @@ from .steps import (
     Step,
     bots_move,
     create,
-    creation_tokens,
     move,
+    new_game_id,
 )
 from .store import GameNotFoundError, GameStore, VersionConflictError
 
@@ -39,7 +39,7 @@ __all__ = [
     "VersionConflictError",
     "bots_move",
     "create",
-    "creation_tokens",
     "hash_token",
     "move",
+    "new_game_id",
 ]

@@ -33,8 +33,6 @@ class Game:
     bots: tuple[str | None, ...]
     #: Each person's token hash (None for a computer player's seat).
     token_hashes: tuple[str | None, ...]
-    #: Creations with an Idempotency-Key: the random nonce their tokens derive from.
-    nonce: str | None = None
 
     def seat_of(self, token: str | None) -> int:
         """The seat ``token`` belongs to; raises UnauthorizedError. Constant-time compares."""
@@ -63,14 +61,11 @@ class Game:
 
     def to_state(self) -> dict[str, Any]:
         """What the store keeps under the game's id, hidden cards and token hashes included."""
-        state: dict[str, Any] = {
+        return {
             "match": self.match.to_dict(),
             "tokens": list(self.token_hashes),
             "bots": list(self.bots),
         }
-        if self.nonce is not None:
-            state["nonce"] = self.nonce
-        return state
 
     @classmethod
     def from_state(cls, game_id: str, version: int, state: dict[str, Any]) -> Game:
@@ -80,5 +75,4 @@ class Game:
             match=Match.from_dict(state["match"]),
             bots=tuple(state["bots"]),
             token_hashes=tuple(state["tokens"]),
-            nonce=state.get("nonce"),
         )

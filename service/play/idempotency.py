@@ -7,9 +7,12 @@ game's hash: it lives as long as the game. A retry with the same key and the sam
 request gets that answer; the same key with another request is refused. Keys are scoped:
 a move's key to the seat that sent it, a creation's key to creations.
 
-A creation with a key gets the game id :func:`creation_id` gives, so that a retry finds
-it, and seat tokens :func:`derived_token` makes, so that a retry can be answered with
-the same tokens while only their hashes are stored.
+Nothing here derives a secret from what a client sends or can see. Game ids and seat
+tokens are random. Where a key's answer is kept is named by an HMAC of the key under the
+server's secret (``SERVER_SECRET``), so that an id, a log or a guess reveals nothing of
+it. A creation's key names a pointer to the (random) id of the game it created; the
+seat tokens kept in its answer are sealed with a pad only the client's key opens, so
+that Redis holds no usable token.
 """
 
 from __future__ import annotations
@@ -22,22 +25,13 @@ from typing import Any
 
 import orjson
 
+#: Creation keys shorter than this are refused: a key is a secret of its creator's (a
+#: UUID is 36 characters).
+MIN_CREATION_KEY_LENGTH = 16
+
 
 class IdempotencyKeyReusedError(ValueError):
     """The Idempotency-Key came before with a different request."""
-
-
-def creation_id(key: str) -> str:
-    """The id of the game created with Idempotency-Key ``key``: only its creator can know it."""
-    digest = hashlib.sha256(f"scopa:create\n{key}".encode()).digest()[:16]
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-
-
-def derived_token(key: str, nonce: str, seat: int) -> str:
-    """A seat token for a creation with Idempotency-Key ``key``: an HMAC under the
-    client's key of the 128-bit random nonce kept with the game."""
-    mac = hmac.new(key.encode(), f"{nonce}:{seat}".encode(), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(mac[:24]).decode()
 
 
 @dataclass(frozen=True)
@@ -51,25 +45,21 @@ class Answer:
 
 @dataclass(frozen=True)
 class IdempotentRequest:
-    """A request that carried an Idempotency-Key: the game it acts on, where its answer
-    is kept, and what makes a retry the same request."""
+    """A request that carried an Idempotency-Key: where its answer is kept, and what
+    makes a retry the same request."""
 
     key: str
-    game_id: str
     #: The field of the game's hash that keeps the answer.
     field: str
     #: A hash of the operation (method and path) and of the body.
     fingerprint: str
 
     @classmethod
-    def creation(cls, key: str, operation: str, body: Any) -> IdempotentRequest:
-        return cls(key, creation_id(key), _field("create", key), _fingerprint(operation, body))
-
-    @classmethod
-    def move(
-        cls, key: str, game_id: str, seat: int, operation: str, body: Any
+    def of(
+        cls, secret: bytes, scope: str, key: str, operation: str, body: Any
     ) -> IdempotentRequest:
-        return cls(key, game_id, _field(f"seat{seat}", key), _fingerprint(operation, body))
+        """The request with ``key`` in ``scope`` (``create``, or a move's seat)."""
+        return cls(key, "idem:" + keyed_hash(secret, scope, key), _fingerprint(operation, body))
 
     def record(self, answer: Answer) -> tuple[str, bytes]:
         """The (field, value) to store with the write this answer reports."""
@@ -85,8 +75,18 @@ class IdempotentRequest:
         return Answer(data["status"], data["body"], data["version"])
 
 
-def _field(scope: str, key: str) -> str:
-    return "idem:" + hashlib.sha256(f"{scope}\n{key}".encode()).hexdigest()
+def keyed_hash(secret: bytes, scope: str, key: str) -> str:
+    """An HMAC-SHA256 of ``key`` in ``scope`` under the server's secret (hex, 128 bits)."""
+    message = f"{scope}\n{key}".encode("utf-8", "surrogatepass")
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
+
+
+def seal_token(token: str, key: str, game_id: str, seat: int) -> str:
+    """``token`` sealed with a pad from the client's ``key``: what a creation's kept
+    answer holds in its place. :func:`seal_token` of a sealed token opens it."""
+    raw = base64.urlsafe_b64decode(token)
+    pad = hmac.new(key.encode(), f"{game_id}:{seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(bytes(a ^ b for a, b in zip(raw, pad, strict=False))).decode()
 
 
 def _fingerprint(operation: str, body: Any) -> str:

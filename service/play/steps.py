@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..bots import make_bot
@@ -20,7 +20,6 @@ from ..engine import Card, Event, Match, Rules
 from ..engine.match import moves_of
 from ..engine.views import knowledge_of
 from .game import Game, hash_token
-from .idempotency import creation_id, derived_token
 
 
 class StaleVersionError(RuntimeError):
@@ -38,9 +37,10 @@ class NoBotToMoveError(RuntimeError):
 
 @dataclass(frozen=True)
 class BotSettings:
-    #: The computer players stop moving after this long in one step; the match is
-    #: stored where it is, and ``POST /v1/games/{id}/bots`` lets them go on.
-    time_limit_seconds: float = 20.0
+    #: The computer players stop moving after this long in one step (the allowance of a
+    #: request); the match is stored where it is, and a background worker goes on
+    #: (service/play/background.py).
+    time_limit_seconds: float = 0.3
     #: The expert's search budget per move.
     expert_budget_ms: float = 50.0
 
@@ -88,11 +88,10 @@ class Creation(Step):
         return self.events[self.opening :]
 
 
-def create(setup: Setup, settings: BotSettings, key: str | None = None) -> Creation:
-    """Deal a new match and let the computer players move if it is their turn.
-
-    With an Idempotency-Key ``key``, the game gets the id and tokens a retry can find
-    again (see :mod:`service.play.idempotency`); else a random id and random tokens."""
+def create(setup: Setup, settings: BotSettings, game_id: str | None = None) -> Creation:
+    """Deal a new match and let the computer players move if it is their turn. The game
+    gets ``game_id`` (default: a new one, :func:`new_game_id`) and a random token for
+    each person's seat."""
     match, events = Match.new(
         variant=setup.variant,
         players=setup.players,
@@ -104,33 +103,22 @@ def create(setup: Setup, settings: BotSettings, key: str | None = None) -> Creat
         first_dealer=setup.first_dealer,
     )
     levels = tuple(setup.bots) if setup.bots is not None else (None,) * match.players
-    nonce = secrets.token_hex(16) if key else None
-    tokens = [None if level else new_token(key, nonce, seat) for seat, level in enumerate(levels)]
+    tokens = [None if level else new_token() for level in levels]
     game = Game(
-        id=creation_id(key) if key else new_game_id(),
+        id=game_id or new_game_id(),
         version=1,
         match=match,
         bots=levels,
         token_hashes=tuple(None if t is None else hash_token(t) for t in tokens),
-        nonce=nonce,
     )
     opening = len(events)
     events += _bots_move(game, settings)
     return Creation(game, events, tokens, opening)
 
 
-def creation_tokens(game: Game, key: str) -> list[str | None]:
-    """The tokens :func:`create` gave the seats of ``game``, created with ``key``."""
-    nonce = game.nonce
-    assert nonce is not None
-    return [None if level else new_token(key, nonce, seat) for seat, level in enumerate(game.bots)]
-
-
-def new_token(key: str | None, nonce: str | None, seat: int) -> str:
-    """A seat token: 192 random bits, or derived from an Idempotency-Key and a nonce."""
-    if key is None or nonce is None:
-        return secrets.token_urlsafe(24)
-    return derived_token(key, nonce, seat)
+def new_token() -> str:
+    """A seat token: 192 random bits, URL-safe."""
+    return secrets.token_urlsafe(24)
 
 
 def new_game_id() -> str:
@@ -145,33 +133,41 @@ def move(
     capture: Sequence[Card] | None,
     settings: BotSettings,
     *,
-    if_match: int | None = None,
+    if_match: Collection[int] | None = None,
 ) -> Step:
     """``seat`` plays ``card`` taking ``capture``; then the computer players answer.
     The first event is the move.
 
-    Raises StaleVersionError when ``if_match`` is not the current version, and the
-    engine's errors for a move the rules refuse."""
-    if if_match is not None and if_match != game.version:
+    Raises StaleVersionError when the game's version is not one of ``if_match`` (None:
+    any), and the engine's errors for a move the rules refuse."""
+    if if_match is not None and game.version not in if_match:
         raise StaleVersionError(game.version)
     _, events = game.match.play(seat, card, capture)
     events += _bots_move(game, settings)
     return Step(game.next_version(), events)
 
 
-def bots_move(game: Game, settings: BotSettings) -> Step:
-    """The computer players move until a person is to play (or time runs out)."""
+def bots_move(game: Game, settings: BotSettings, *, most: int | None = None) -> Step:
+    """The computer players move: one move at least, then on while it is their turn,
+    within the time limit, ``most`` moves at the most."""
     if not game.bot_to_move:
         raise NoBotToMoveError(game.id)
-    return Step(game.next_version(), _bots_move(game, settings))
+    return Step(game.next_version(), _bots_move(game, settings, least=1, most=most))
 
 
-def _bots_move(game: Game, settings: BotSettings) -> list[Event]:
-    """The computer players move while it is their turn, within the time limit."""
+def _bots_move(
+    game: Game, settings: BotSettings, *, least: int = 0, most: int | None = None
+) -> list[Event]:
+    """The computer players move while it is their turn, within the time limit (``least``
+    moves whatever the time, ``most`` at the most)."""
     match = game.match
     deadline = time.monotonic() + settings.time_limit_seconds
     events: list[Event] = []
-    while game.bot_to_move and time.monotonic() < deadline:
+    played = 0
+    while game.bot_to_move and (played < least or time.monotonic() < deadline):
+        if most is not None and played >= most:
+            break
+        played += 1
         seat = match.turn
         assert seat is not None
         level = game.bots[seat]

@@ -7,8 +7,10 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
                                w = the id of the write that stored them,
                                idem:<hash> = the answer kept for an Idempotency-Key
     scopa:game:{<id>}:events   list of event JSON, oldest first
+    scopa:creation:{<hash>}    the id of the game a creation's Idempotency-Key created
 
-Both expire ``ttl`` seconds after the last write.
+A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl`` seconds
+after the creation.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from .idempotency import Answer, IdempotentRequest
 from .steps import Step
 
 KEY_PREFIX = "scopa:game:"
+#: A creation's Idempotency-Key (its keyed hash) -> the id of the game it created.
+CREATION_PREFIX = "scopa:creation:"
 
 #: KEYS[1] the game hash, KEYS[2] its event list.
 #: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
@@ -147,11 +151,19 @@ class GameStore:
             raise GameNotFoundError(game_id)
         return int(version), [orjson.loads(e) for e in raw]
 
-    def earlier_answer(self, request: IdempotentRequest) -> Answer | None:
-        """The answer kept for ``request`` by an earlier commit, or None; raises
-        IdempotencyKeyReusedError when its key answered another request."""
-        stored = self.redis.hget(key_for(request.game_id), request.field)
+    def earlier_answer(self, game_id: str, request: IdempotentRequest) -> Answer | None:
+        """The answer kept for ``request`` by an earlier commit to the game, or None;
+        raises IdempotencyKeyReusedError when its key answered another request."""
+        stored = self.redis.hget(key_for(game_id), request.field)
         return None if stored is None else request.replay(str(stored))
 
-    def ping(self) -> bool:
-        return bool(self.redis.ping())
+    def claim_creation(self, request: IdempotentRequest, game_id: str) -> str:
+        """The id of the game the creation ``request`` names: ``game_id`` if the request
+        is new (it is recorded, for as long as a game lives), else the id recorded by
+        the first request with the same key (that game may not be committed yet)."""
+        name = CREATION_PREFIX + "{" + request.field.removeprefix("idem:") + "}"
+        while not self.redis.set(name, game_id, nx=True, ex=self.ttl):
+            earlier = self.redis.get(name)
+            if earlier is not None:  # else it expired just now: claim it again
+                return str(earlier)
+        return game_id

@@ -39,6 +39,7 @@ from typing import Any
 
 import redis
 
+from service.api.ratelimit import LIMIT_SETTINGS
 from service.engine import DECK, Match, Status
 from tests.devredis import RedisServer
 from tests.live import LiveService
@@ -435,8 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         env = {
             "WEB_CONCURRENCY": str(args.workers),
             "GUNICORN_THREADS": str(args.threads),
-            "RATE_LIMIT_PER_ADDRESS": "0",
-            "RATE_LIMIT_PER_TOKEN": "0",
+            **dict.fromkeys(LIMIT_SETTINGS, "0"),
         }
         with LiveService(server.url, app="tests.bench.floor:create_app()", **env) as service:
             print(

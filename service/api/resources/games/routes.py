@@ -9,16 +9,18 @@ from flask.views import MethodView
 from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
 from ....play import Answer, VersionConflictError
-from ... import observability
+from ....play.idempotency import seal_token
+from ... import observability, ratelimit
 from ...blueprint import Blueprint
-from ...context import bot_settings, store
+from ...context import bot_settings, hand_bots_to_workers, store
 from ...headers import (
+    CREATION_KEY_PARAMETER,
     ETAG,
     IDEMPOTENCY_KEY_PARAMETER,
     IF_MATCH,
     REPLAYED,
     creation_request,
-    if_match_version,
+    if_match_versions,
     move_request,
     replayed,
 )
@@ -79,45 +81,59 @@ class GameCollection(MethodView):
     @blp.documents(
         {
             422: "The body is not valid, or asks for a match that cannot exist; or an "
-            "Idempotency-Key reused with another body.",
+            "Idempotency-Key shorter than 16 characters, or reused with another body.",
             **STORE_ERRORS,
         },
-        parameters=[IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[CREATION_KEY_PARAMETER],
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Create a match
 
         Deals the first hand and returns each seat's secret token (shown only here) and
         the spectator's view."""
+        if any(seat.get("bot") for seat in body.get("seats") or ()):
+            ratelimit.charge("bots")
         request = creation_request(body)
-        if request is not None and (earlier := _creation_replay(request)) is not None:
-            return earlier
-        key = request.key if request is not None else None
-        creation = play.create(setup_of(body), bot_settings(), key)
-        nobodys: list[str | None] = [None] * len(creation.tokens)  # tokens are never stored
-        kept = Answer(201, answers.created(creation, nobodys), creation.version)
+        game_id = play.new_game_id()
+        if request is not None:
+            game_id = store().claim_creation(request, game_id)
+            if (earlier := _creation_replay(game_id, request)) is not None:
+                return earlier
+        creation = play.create(setup_of(body), bot_settings(), game_id)
+        kept = Answer(201, answers.created(creation, _sealed(creation, request)), creation.version)
         try:
             store().commit(creation, request=request, answer=kept)
-        except VersionConflictError:  # a retry raced its first attempt (fresh ids never do)
-            if request is None or (earlier := _creation_replay(request)) is None:
+        except VersionConflictError:  # the first request with this key created it meanwhile
+            if request is None or (earlier := _creation_replay(game_id, request)) is None:
                 raise
             return earlier
         observability.count_step(creation)
+        hand_bots_to_workers(creation.game)
         body = answers.created(creation, creation.tokens)
-        return body, 201, answers.created_headers(creation.game.id, creation.version)
+        return body, 201, answers.created_headers(game_id, creation.version)
 
 
-def _creation_replay(request: play.IdempotentRequest) -> Any:
-    """The first answer to a creation with this request's key, tokens included; None if
-    there was none."""
-    answer = store().earlier_answer(request)
+def _sealed(creation: play.Creation, request: play.IdempotentRequest | None) -> list[str | None]:
+    """The tokens a creation's kept answer holds: sealed with the client's key (no
+    token is ever stored as it is)."""
+    game_id = creation.game.id
+    return [
+        None if token is None or request is None else seal_token(token, request.key, game_id, seat)
+        for seat, token in enumerate(creation.tokens)
+    ]
+
+
+def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
+    """The first answer to a creation with this request's key, its tokens opened again;
+    None if the game it names was not committed."""
+    answer = store().earlier_answer(game_id, request)
     if answer is None:
         return None
-    tokens = play.creation_tokens(store().load(request.game_id), request.key)
-    for seat, token in zip(answer.body["seats"], tokens, strict=True):
-        seat["token"] = token
+    for seat in answer.body["seats"]:
+        if seat["token"] is not None:
+            seat["token"] = seal_token(seat["token"], request.key, game_id, seat["seat"])
     body, status, headers = replayed(answer)
-    return body, status, {**answers.created_headers(request.game_id, answer.version), **headers}
+    return body, status, {**answers.created_headers(game_id, answer.version), **headers}
 
 
 @blp.route("/<string:game_id>")
@@ -171,8 +187,8 @@ class Moves(MethodView):
         Play a card from your hand, with the table cards it captures."""
         game = store().load(game_id)
         seat = seat_required(game)
-        request = move_request(game_id, seat, body)
-        if request is not None and (earlier := store().earlier_answer(request)) is not None:
+        request = move_request(seat, body)
+        if request is not None and (earlier := store().earlier_answer(game_id, request)):
             return replayed(earlier)
         capture = body.get("capture")
         try:
@@ -182,16 +198,17 @@ class Moves(MethodView):
                 Card.parse(body["card"]),
                 parse_cards(capture) if capture is not None else None,
                 bot_settings(),
-                if_match=if_match_version(),
+                if_match=if_match_versions(),
             )
             answer = Answer(200, answers.moved(step, seat), step.version)
             store().commit(step, request=request, answer=answer)
         except (VersionConflictError, NotYourTurnError, MatchOverError):
             # A retry racing its own first attempt: answer as the first attempt did.
-            if request is None or (earlier := store().earlier_answer(request)) is None:
+            if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
                 raise
             return replayed(earlier)
         observability.count_step(step)
+        hand_bots_to_workers(step.game)
         return answer.body, 200, etag(step.version)
 
 
@@ -256,12 +273,14 @@ class BotTurns(MethodView):
     def post(self, game_id: str) -> Any:
         """Let the computer players move
 
-        Computer players move within the request that gives them the turn, up to a time
-        limit; a match of computer players only that did not finish within it goes on
-        from here. Needs no token: it only lets them play their turns."""
+        Computer players move within the request that gives them the turn, for a short
+        allowance, and background workers play on from there. This plays their turns
+        now (for the allowance) and queues the rest again: for a match that stopped
+        because no worker was running. Needs no token: it only lets them play."""
         step = play.bots_move(store().load(game_id), bot_settings())
         store().commit(step)
         observability.count_step(step)
+        hand_bots_to_workers(step.game)
         state = answers.view_of(step.game, None)
         result = {"events": answers.events_for(step.events, None), "state": state}
         return result, 200, etag(step.version)

@@ -33,8 +33,10 @@ class SeatSpecSchema(StrictSchema):
         metadata={
             "description": "Make this seat a computer player of this level: `random` (any "
             "legal move), `greedy` (the best capture now, else the least useful card) or "
-            "`expert` (a search over the hidden cards it cannot see). It has no token and "
-            "plays at once when its turn comes, inside the request that gave it the turn."
+            "`expert` (a search over the hidden cards it cannot see). It has no token. It "
+            "plays when its turn comes: within the request that gave it the turn for a "
+            "short allowance (its moves are in that answer's `events`), then in the "
+            "background; follow the game view or its events to see those moves."
         },
     )
 

@@ -1,0 +1,123 @@
+"""Computer players off the request path: their moves beyond a request's allowance are
+played by background workers (``python -m service.worker``) through an rq queue on the
+game store's Redis.
+
+rq, because it is the well-kept Python job queue on Redis alone (no other broker to run),
+its jobs are plain functions, and it retries a job whose work-horse dies. A job,
+:func:`advance`, plays one game's computer players for a slice of time, committing each
+move on its own (so clients watching the game view or its events see the moves as they
+come), then queues a follow-up if they still have the turn. It is safe to run twice, or
+to run again after a worker died mid-way: every move is a compare-and-set on the game's
+version (:meth:`GameStore.commit`), so a move not committed was never played, and a move
+committed is never played again: the job reads the game anew and goes on from there.
+
+Keys: rq's own, under ``rq:`` (one queue, :data:`QUEUE_NAME`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+
+import redis
+import rq
+
+from .game import Game
+from .steps import BotSettings, bots_move
+from .store import GameNotFoundError, GameStore, VersionConflictError
+
+QUEUE_NAME = "scopa-bots"
+#: How often a job is tried again when it fails (Redis away, a work-horse killed).
+RETRIES = 5
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What a worker process needs to play: where the games are, how long they live,
+    how the computer players think, and how long one job plays before it yields."""
+
+    redis_url: str
+    ttl_seconds: int
+    redis_timeout_seconds: float
+    bots: BotSettings
+    slice_seconds: float = 5.0
+
+
+_settings: WorkerSettings | None = None
+_store: tuple[int, GameStore] | None = None
+
+
+def configure(settings: WorkerSettings) -> None:
+    """Set what :func:`advance` works with, in the worker process (before it forks)."""
+    global _settings, _store
+    _settings, _store = settings, None
+
+
+def _game_store() -> GameStore:
+    """This process's store: a work-horse forked from the worker makes its own
+    connections, never the parent's."""
+    global _store
+    if _settings is None:
+        raise RuntimeError("background jobs run in a worker: python -m service.worker")
+    if _store is None or _store[0] != os.getpid():
+        pool = redis.ConnectionPool.from_url(
+            _settings.redis_url,
+            socket_timeout=_settings.redis_timeout_seconds,
+            socket_connect_timeout=_settings.redis_timeout_seconds,
+            decode_responses=True,
+        )
+        _store = (os.getpid(), GameStore(pool, _settings.ttl_seconds))
+    return _store[1]
+
+
+def queue_for(connection: redis.Redis) -> rq.Queue:
+    """The computer players' queue on ``connection`` (which must not decode responses:
+    rq stores bytes)."""
+    return rq.Queue(QUEUE_NAME, connection=connection)
+
+
+def schedule(queue: rq.Queue, game: Game) -> None:
+    """Queue a job for ``game``'s computer players, if one of them is to move."""
+    if game.bot_to_move:
+        queue.enqueue(
+            advance,
+            game.id,
+            job_id=f"{game.id}-{game.version}",
+            retry=rq.Retry(max=RETRIES),
+            result_ttl=0,
+            failure_ttl=24 * 3600,
+            description=f"computer players of game {game.id}",
+        )
+
+
+def advance(game_id: str) -> int:
+    """Play ``game_id``'s computer players, move by move, each committed on its own,
+    for one slice of time; queue a follow-up if they still have the turn then.
+    Returns the moves committed."""
+    assert _settings is not None
+    store = _game_store()
+    deadline = time.monotonic() + _settings.slice_seconds
+    committed = 0
+    while time.monotonic() < deadline:
+        try:
+            game = store.load(game_id)
+        except GameNotFoundError:
+            return committed  # expired, or never committed
+        if not game.bot_to_move:
+            return committed
+        step = bots_move(game, _settings.bots, most=1)
+        try:
+            store.commit(step)
+        except VersionConflictError:
+            continue  # another job or request moved first: read the game again
+        committed += 1
+    game = store.load(game_id)
+    if game.bot_to_move:
+        current = rq.get_current_job()
+        connection = current.connection if current is not None else None
+        if connection is not None:
+            schedule(queue_for(connection), game)
+    return committed

@@ -1,0 +1,60 @@
+"""The background worker: ``python -m service.worker`` plays the computer players'
+moves that requests leave to it (see :mod:`service.play.background`). It reads the same
+settings as the service (``REDIS_URL``, ``GAME_TTL_SECONDS``, ``EXPERT_BUDGET_MS``, ...)
+and runs as many of these processes as the bot move rate needs, on any machine that
+reaches the Redis."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+import redis
+import rq
+
+from . import config
+from .play import BotSettings
+from .play.background import WorkerSettings, configure, queue_for
+
+#: How often the worker looks for jobs whose worker died (rq's maintenance): they are
+#: retried once their heartbeat has expired (rq waits its monitoring interval + 60 s).
+MAINTENANCE_SECONDS = 60
+
+
+def settings_from(values: dict[str, object]) -> WorkerSettings:
+    return WorkerSettings(
+        redis_url=str(values["REDIS_URL"]),
+        ttl_seconds=int(str(values["GAME_TTL_SECONDS"])),
+        redis_timeout_seconds=float(str(values["REDIS_TIMEOUT_SECONDS"])),
+        bots=BotSettings(
+            time_limit_seconds=float(str(values["BOT_SLICE_SECONDS"])),
+            expert_budget_ms=float(str(values["EXPERT_BUDGET_MS"])),
+        ),
+        slice_seconds=float(str(values["BOT_SLICE_SECONDS"])),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m service.worker", description=__doc__)
+    parser.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    settings = settings_from(config.from_env())
+    configure(settings)
+    connection = redis.Redis.from_url(
+        settings.redis_url,
+        socket_timeout=max(settings.redis_timeout_seconds, 10.0),  # rq blocks on the queue
+        socket_connect_timeout=settings.redis_timeout_seconds,
+    )
+    worker = rq.Worker(
+        [queue_for(connection)],
+        connection=connection,
+        maintenance_interval=MAINTENANCE_SECONDS,
+    )
+    worker.work(burst=args.burst, logging_level="INFO")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""``python -m tests.devredis run``: what ``make run`` stands on. It runs a command (the
+service) and the commands beside it (the background worker) next to a private Redis,
+all with its REDIS_URL, and stops them all when the command ends."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_command_and_its_neighbours_share_the_redis_and_stop_together(
+    tmp_path: Path,
+) -> None:
+    beside = textwrap.dedent(
+        f"""
+        import os, pathlib, time
+        pathlib.Path({str(tmp_path / "beside")!r}).write_text(os.environ["REDIS_URL"])
+        time.sleep(120)
+        """
+    )
+    main = textwrap.dedent(
+        f"""
+        import os, pathlib, sys, time
+        import redis
+        beside = pathlib.Path({str(tmp_path / "beside")!r})
+        for _ in range(200):
+            if beside.exists() and beside.read_text():
+                break
+            time.sleep(0.05)
+        assert beside.read_text() == os.environ["REDIS_URL"]
+        assert redis.Redis.from_url(os.environ["REDIS_URL"]).ping()
+        sys.exit(3)
+        """
+    )
+    env = {"PATH": "/usr/bin:/bin:/usr/local/bin"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.devredis",
+            "run",
+            "--data-dir",
+            str(tmp_path / "redis"),
+            "--beside",
+            f"{sys.executable} -c {shlex.quote(beside)}",
+            "--",
+            sys.executable,
+            "-c",
+            main,
+        ],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 3, result.stderr.decode()[-2000:]
+    # The neighbour was stopped with the command: nothing of it is left running.
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(tmp_path / "beside") not in ps
