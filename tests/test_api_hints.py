@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.engine import DECK
 from tests.helpers import Table
 
 
@@ -103,3 +105,71 @@ class TestPositionHint:
         response = quick.post("/v1/hint", json=body)
         assert response.status_code == 422
         assert field in response.get_json()["errors"]
+
+
+def adding_up(body: dict[str, Any], stock: int = 0) -> dict[str, Any]:
+    """``body`` (2 players) with seat 0's pile holding every card it leaves out but the
+    other hands' and ``stock`` more, so that the cards add up."""
+    used = set(body["hand"]) | set(body.get("table", []))
+    free = [card.code for card in DECK if card.code not in used]
+    kept = sum(body["hand_counts"]) - len(body["hand"]) + stock
+    return {**body, "piles": [free[: len(free) - kept], []]}
+
+
+class TestTurnOrder:
+    """R2.4, R3.1: every round is played from the seat after the dealer, one card a
+    seat, so the seats that played before the seat to play hold one card fewer than it
+    and the others as many. Other hand counts describe no position play can reach."""
+
+    @pytest.mark.parametrize(
+        ("hand", "hand_counts", "stock"),
+        [
+            # Seat 1 would still hold cards when seat 0 has none left to play: these
+            # made the search push a move of no card, a 500.
+            (["7D", "2S"], [2, 3], 6),
+            (["7D", "2S"], [2, 0], 6),
+            # And these, with nothing hidden, an infinite value (null) from the solver.
+            (["7D", "2S", "10B"], [3, 1], 0),
+            (["7D"], [1, 3], 0),
+        ],
+    )
+    def test_counts_no_play_leads_to_are_refused(
+        self, quick: FlaskClient, hand: list[str], hand_counts: list[int], stock: int
+    ) -> None:
+        body = adding_up({"hand": hand, "table": ["3C", "4B"], "hand_counts": hand_counts}, stock)
+        response = quick.post("/v1/hint", json=body)
+        assert response.status_code == 422, response.get_json()
+        assert "R3.1" in response.get_json()["errors"]["hand_counts"][0]
+
+    def test_counts_that_fit_another_dealer_say_which(self, quick: FlaskClient) -> None:
+        """Seat 1 holding a card fewer has played first this round: seat 0 dealt."""
+        body = adding_up({"hand": ["7D", "2S"], "table": ["3C", "4B"], "hand_counts": [2, 1]})
+        refused = quick.post("/v1/hint", json=body)  # the dealer by default: seat 1
+        assert refused.status_code == 422
+        assert "fit seat 0 as the dealer" in refused.get_json()["errors"]["hand_counts"][0]
+        answered = quick.post("/v1/hint", json={**body, "dealer": 0})
+        assert answered.status_code == 200, answered.get_json()
+        assert answered.get_json()["value"] is not None
+
+    @pytest.mark.parametrize(
+        ("seat", "dealer", "hand_counts"),
+        [(2, 3, [0, 0, 1, 1]), (0, 3, [1, 1, 1, 1]), (3, 3, [0, 0, 0, 1]), (1, 2, [0, 1, 1, 0])],
+    )
+    def test_a_round_in_progress_is_a_position(
+        self, quick: FlaskClient, seat: int, dealer: int, hand_counts: list[int]
+    ) -> None:
+        """Four players in their last round, each seat having played in turn."""
+        body = {
+            "variant": "scopone",
+            "players": 4,
+            "seat": seat,
+            "dealer": dealer,
+            "hand": ["7D"],
+            "table": ["3C", "4B"],
+            "hand_counts": hand_counts,
+        }
+        used = {"7D", "3C", "4B"}
+        free = [card.code for card in DECK if card.code not in used]
+        body["piles"] = [free[: len(free) - sum(hand_counts) + 1], [], [], []]
+        response = quick.post("/v1/hint", json=body)
+        assert response.status_code == 200, response.get_json()

@@ -4,15 +4,24 @@ tournament script at a tiny size."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 
 import pytest
 
 from service.bots import Bot, make_bot
-from service.bots.expert import ExpertBot, is_determined, solve
+from service.bots.expert import (
+    Clock,
+    ExpertBot,
+    is_determined,
+    max_candidates,
+    ordered_candidates,
+    rollout,
+    solve,
+)
 from service.bots.greedy import GreedyBot
-from service.bots.playout import greedy_code, sweepable_cache
+from service.bots.playout import greedy_code, greedy_ranking, sweepable_cache
 from service.bots.random_bot import RandomBot
 from service.engine import Knowledge
 from service.engine.cards import Card
@@ -25,12 +34,13 @@ from service.engine.views import knowledge_of
 from tests import helpers
 from tests.bench import tournament
 
-#: A fast expert for tests; the huge cap keeps the wall clock out of its choices.
+#: A fast expert for tests; the huge cap and no deadline keep the wall clock out of its
+#: choices.
 TINY_BUDGET_MS = 0.5
 
 
 def tiny_expert() -> ExpertBot:
-    return ExpertBot(budget_ms=TINY_BUDGET_MS, cap_factor=1e6)
+    return ExpertBot(budget_ms=TINY_BUDGET_MS, cap_factor=1e6, deadline_seconds=math.inf)
 
 
 def cards(codes: str) -> list[Card]:
@@ -122,6 +132,7 @@ class TestLegalMovesOnly:
                 legal = match.hand.legal_codes()
                 expected = greedy.choose(knowledge_of(match, seat), legal, rng)
                 assert greedy_code(match.hand, legal, cache) == expected
+                assert greedy_ranking(match.hand, legal, cache)[0] == expected
                 checked += 1
                 match.push(moves_of([rng.choice(legal)])[0])
         assert checked > 1000
@@ -198,6 +209,116 @@ class TestExpert:
     def test_hidden_cards_make_it_search(self) -> None:
         match = position(hand="7C 1B", table="6S", other="7S 10B", stock="1D 2D 3D 4D 5D 6D")
         assert not is_determined(knowledge_of(match, 0))
+
+
+#: A king on a table of 28 cards (aces to sevens) can take hundreds of sets making 10.
+FULL_TABLE = " ".join(f"{value}{suit}" for value in range(1, 8) for suit in "DCSB")
+
+
+def crowded(stock: str = "9S 9B 8D 8C 8S 8B") -> Match:
+    """Three kings against a full table: thousands of legal moves (with cards hidden,
+    by default; with an empty stock, nothing is)."""
+    return position(hand="10D 10C 10S", table=FULL_TABLE, other="10B 9D 9C", stock=stock)
+
+
+class CountingClock(Clock):
+    """A clock that expires at its ``limit``-th reading, whatever the time: for tests
+    of what a search answers when it is cut at a given point."""
+
+    def __init__(self, limit: float = math.inf) -> None:
+        super().__init__(math.inf)
+        self.limit = limit
+        self.readings = 0
+
+    def tick(self, work: int = 1) -> bool:
+        self.readings += 1
+        self.expired = self.readings >= self.limit
+        return self.expired
+
+
+class TestDeadlines:
+    """The wall clock stops a search inside it (tests/test_deadlines.py holds the
+    worst positions of each variant to the deadline); here, what it answers then."""
+
+    def test_candidates_take_every_card_before_a_second_way_of_any(self) -> None:
+        match = crowded()
+        legal = match.hand.legal_codes()
+        order = ordered_candidates(match.hand, legal)
+        assert sorted(order) == sorted(legal) and len(legal) > 1000
+        assert order[0] == greedy_code(match.hand, legal, sweepable_cache(match.variant))
+        assert {code & 63 for code in order[:3]} == {c.index for c in cards("10D 10C 10S")}
+
+    def test_a_search_plays_no_more_candidates_than_its_budget_affords(self) -> None:
+        """Without a deadline, the budget decides: a prefix of the candidates, the same
+        move for the same seed."""
+        match = crowded()
+        knowledge = knowledge_of(match, 0)
+        bot = ExpertBot(budget_ms=2, cap_factor=math.inf, deadline_seconds=math.inf)
+        first = choose(bot, match, seed=3)
+        plies_per_playout = 3 + 3 + 6 + 1
+        affordable = bot.ply_budget // plies_per_playout
+        assert not bot.last_cut
+        legal = match.hand.legal_codes()
+        assert 0 < bot.last_playouts <= 2 * affordable < len(legal)
+        assert first in ordered_candidates(match.hand, legal)[: max_candidates(affordable)]
+        assert [choose(bot, match, seed=3) for _ in range(2)] == [first, first]
+        assert not is_determined(knowledge)
+
+    def test_a_search_out_of_time_answers_a_legal_move(self) -> None:
+        for match in [crowded(), *random_positions(5)]:
+            bot = ExpertBot(budget_ms=1000, deadline_seconds=0.0)
+            legal = match.hand.legal_codes()
+            assert choose(bot, match) in legal
+            assert bot.last_cut and bot.cap_hits == 1
+            assert bot.last_value is not None
+            # One rollout, then the clock: the greedy player's choice, from one world.
+            assert bot.last_playouts == 1
+
+    def test_the_earlier_limit_stops_the_search(self) -> None:
+        assert ExpertBot(budget_ms=50).cap_seconds == pytest.approx(0.15)
+        bot = ExpertBot(budget_ms=1000, cap_factor=0.0, deadline_seconds=60.0)
+        choose(bot, crowded())  # capped at MIN_CAP_MS, far before the deadline
+        assert bot.last_cut
+
+    def test_a_solve_out_of_time_answers_the_greedy_choice(self) -> None:
+        match = crowded(stock="")
+        legal = match.hand.legal_codes()
+        assert is_determined(knowledge_of(match, 0))
+        clock = Clock(0.0)  # expired before it starts
+        code, value = solve(match.hand, legal, (0, 1), 0, clock)
+        assert clock.expired
+        assert code == greedy_code(match.hand, legal, sweepable_cache(match.variant))
+        assert value == rollout(match.hand, code, (0, 1), 0)
+
+    def test_a_solve_cut_short_answers_the_best_move_it_valued(self) -> None:
+        """Cut at any point, the solver answers a move with its exact minimax value,
+        the greedy player's choice at first, better ones as it has more time, and in
+        the end the best (here the greedy player's choice is not)."""
+        match = position(hand="10C 3S 4B", table="4C 3C 4D 1B", other="9C 3B 8B")
+        legal = match.hand.legal_codes()
+        best = solve(match.hand, legal, (0, 1), 0)
+        greedy = greedy_code(match.hand, legal, sweepable_cache(match.variant))
+        assert best[0] != greedy
+        uncut = CountingClock()
+        solve(match.hand, legal, (0, 1), 0, uncut)
+        values = []
+        for limit in range(1, uncut.readings + 2):
+            clock = CountingClock(limit)
+            code, value = solve(match.hand, legal, (0, 1), 0, clock)
+            assert value == solve(match.hand, [code], (0, 1), 0)[1]
+            assert clock.expired == (limit <= uncut.readings)
+            if limit == 1:
+                assert code == greedy
+            values.append(value)
+        assert values == sorted(values)
+        assert (code, value) == best
+
+    def test_a_bot_with_time_to_spare_is_not_cut(self) -> None:
+        bot = ExpertBot(budget_ms=TINY_BUDGET_MS, cap_factor=math.inf, deadline_seconds=60.0)
+        for match in random_positions(5):
+            choose(bot, match)
+            assert not bot.last_cut
+        assert bot.cap_hits == 0
 
 
 class TestNoPeeking:

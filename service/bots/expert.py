@@ -25,9 +25,19 @@ too few to grow a useful tree, while paired rollouts put every one of them into 
 decision at hand.
 
 The budget is counted in simulated moves (plies), never in time, so that a seed always
-gives the same move: :data:`PLIES_PER_MS` converts the budget in ms into plies. A
-wall-clock cap (``cap_factor`` times the budget) only stops the search early when the
-machine is overloaded; the search then answers with what it has.
+gives the same move: :data:`PLIES_PER_MS` converts the budget in ms into plies. Two
+wall-clock limits only stop a search early, and it then answers with what it has: a
+soft cap (``cap_factor`` times the budget), which cuts in when the machine is
+overloaded, and a hard deadline (``deadline_seconds``, :data:`DEADLINE_SECONDS` by
+default), which bounds what one decision may cost whatever its budget or position. A
+position can be far larger than a dealt hand ever makes it (a hint describes any
+position: 34 cards on the table give thousands of legal moves, and the exact solver of
+such an endgame would run for hours), so both are read *inside* the searches: after
+each playout, and every :data:`CHECK_EVERY` units of the exact solver's work. Where
+neither cuts in, the budget alone decides the move. The Monte Carlo search plays no more
+candidates than its budget affords, and both searches take them in the order of
+:func:`ordered_candidates`, the greedy player's choice first: a search cut short
+answers that choice or one it found better.
 
 Tuning (``tests/bench/tournament.py``, 300 seat-swapped deals against the greedy player,
 2-player Scopa): successive halving and a uniform split of the playouts scored within
@@ -45,7 +55,7 @@ from collections.abc import Iterator
 
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.knowledge import Knowledge
-from .playout import greedy_code, margin, play_out, sweepable_cache
+from .playout import greedy_ranking, margin, play_out, sweepable_cache
 from .worlds import sample_world
 
 #: Simulated moves per millisecond of CPU, measured with ``tests/bench/calibrate.py``
@@ -62,6 +72,14 @@ PLAYOUT_OVERHEAD_PLIES = 1
 #: The wall-clock cap is never shorter than this: the smallest search (one playout per
 #: candidate per round, whatever the budget) can take a few ms in the larger variants.
 MIN_CAP_MS = 25.0
+#: The hard limit on one decision's wall-clock time by default, in seconds: the most a
+#: hint or a computer player's move may cost the server, whatever the position and the
+#: budget. The default budget's soft cap (150 ms) comes first; this one cuts in first
+#: only with budgets above 333 ms.
+DEADLINE_SECONDS = 1.0
+#: The exact solver reads the clock once in this much work (a legal move generated, or
+#: a position expanded): every few ms at most, and at no measurable cost.
+CHECK_EVERY = 256
 
 
 class ExpertBot:
@@ -69,7 +87,8 @@ class ExpertBot:
 
     ``budget_ms`` is the CPU time to spend on a move, turned into a count of simulated
     moves with ``plies_per_ms``; ``cap_factor`` times it (at least :data:`MIN_CAP_MS`)
-    is a wall-clock limit that only cuts in under overload."""
+    is a wall-clock limit that only cuts in under overload; ``deadline_seconds`` is an
+    absolute one, whatever the budget. The earlier of the two stops the search."""
 
     #: Drop the worse half of the candidates after each round (else: every candidate
     #: gets the whole budget's worlds).
@@ -81,15 +100,21 @@ class ExpertBot:
         *,
         plies_per_ms: float = PLIES_PER_MS,
         cap_factor: float = 3.0,
+        deadline_seconds: float = DEADLINE_SECONDS,
     ) -> None:
         self.budget_ms = budget_ms
         self.ply_budget = max(1, int(budget_ms * plies_per_ms))
         self.cap_seconds = max(budget_ms * cap_factor, MIN_CAP_MS) / 1000.0
+        self.deadline_seconds = deadline_seconds
         #: Playouts, and their cost in plies, of the last search (for calibration).
         self.last_playouts = 0
         self.last_plies = 0
-        #: Searches the wall-clock cap stopped early (each may have changed a choice).
+        #: Searches the wall clock (the cap or the deadline) stopped early (each may have
+        #: changed a choice).
         self.cap_hits = 0
+        #: Whether the wall clock stopped the last decision's search: its move is then the
+        #: best the search found in time, no longer the one its budget decides.
+        self.last_cut = False
         #: The hand point margin the last choice is expected to bring the seat's side
         #: (mean over the sampled worlds, or the exact minimax value); None when there
         #: was a single legal move.
@@ -98,58 +123,94 @@ class ExpertBot:
     def choose(self, knowledge: Knowledge, legal: list[int], rng: random.Random) -> int:
         self.last_playouts = self.last_plies = 0
         self.last_value = None
+        self.last_cut = False
         if len(legal) == 1:
             return legal[0]
         # One draw from the caller's generator, whatever the search does after it.
         local = random.Random(rng.getrandbits(64))
-        deadline = time.perf_counter() + self.cap_seconds
+        deadline = time.perf_counter() + min(self.cap_seconds, self.deadline_seconds)
         if is_determined(knowledge):
             world = sample_world(knowledge, local)  # the only world there is
-            code, self.last_value = solve(
-                world, legal, knowledge.teams, knowledge.teams[knowledge.seat]
-            )
-            return code
-        return self.search(knowledge, legal, local, deadline)
+            side = knowledge.teams[knowledge.seat]
+            clock = Clock(deadline, every=CHECK_EVERY)
+            code, self.last_value = solve(world, legal, knowledge.teams, side, clock)
+        else:
+            clock = Clock(deadline)
+            code = self.search(knowledge, legal, local, clock)
+        if clock.expired:
+            self.last_cut = True
+            self.cap_hits += 1
+        return code
 
     # -- Monte Carlo search ---------------------------------------------------------
 
     def search(
-        self, knowledge: Knowledge, legal: list[int], rng: random.Random, deadline: float
+        self, knowledge: Knowledge, legal: list[int], rng: random.Random, clock: Clock
     ) -> int:
         """Successive halving over the legal moves, each round on fresh sampled worlds
-        shared by every surviving candidate; the best mean margin wins."""
+        shared by every surviving candidate; the best mean margin wins.
+
+        Only as many candidates as the budget affords a first round for are played
+        (the first of :func:`ordered_candidates`). The clock is read after every
+        rollout: once it expires, the search answers from the worlds every surviving
+        candidate was played in, or in the first world, from the candidates played so
+        far."""
         side = knowledge.teams[knowledge.seat]
         first = sample_world(knowledge, rng)
-        candidates = ordered_candidates(first, legal)
         plies_per_playout = (
             sum(knowledge.hand_counts) + knowledge.stock_count + PLAYOUT_OVERHEAD_PLIES
         )
-        playouts = max(len(candidates), self.ply_budget // plies_per_playout)
+        affordable = self.ply_budget // plies_per_playout
+        candidates = ordered_candidates(first, legal)[: max_candidates(affordable)]
+        playouts = max(len(candidates), affordable)
         rounds = max(1, math.ceil(math.log2(len(candidates)))) if self.halving else 1
         totals = dict.fromkeys(candidates, 0)
         worlds = _worlds(first, knowledge, rng)
         done = seen = 0
-        stopped = False
         for round_index in range(rounds):
             if round_index:
                 candidates = best_half(candidates, totals)
             for _ in range(max(1, playouts // rounds // len(candidates))):
-                world = next(worlds)
-                seen += 1
-                for code in candidates:
-                    totals[code] += rollout(world, code, knowledge.teams, side)
-                done += len(candidates)
-                stopped = time.perf_counter() > deadline
-                if stopped:
+                margins = rollouts(next(worlds), candidates, knowledge.teams, side, clock)
+                done += len(margins)
+                # A world cut short would favour the candidates played in it; but in
+                # the first world, the ones played are all there is to go by.
+                if len(margins) == len(candidates) or not seen:
+                    candidates = candidates[: len(margins)]
+                    for code, value in zip(candidates, margins, strict=True):
+                        totals[code] += value
+                    seen += 1
+                if clock.expired:
                     break
-            if stopped:
-                self.cap_hits += 1
+            if clock.expired:
                 break
         best = max(candidates, key=lambda code: totals[code])
         # Every surviving candidate was played in each of the ``seen`` worlds.
         self.last_value = totals[best] / seen
         self.last_playouts, self.last_plies = done, done * plies_per_playout
         return best
+
+
+class Clock:
+    """A deadline on :func:`time.perf_counter`, for a search's inner loop to ask about
+    as often as it likes: the clock is read once in ``every`` units of work."""
+
+    __slots__ = ("deadline", "every", "countdown", "expired")
+
+    def __init__(self, deadline: float, every: int = 1) -> None:
+        self.deadline = deadline
+        self.every = every
+        self.countdown = every
+        #: The deadline has passed (as of the last reading).
+        self.expired = False
+
+    def tick(self, work: int = 1) -> bool:
+        """Count ``work`` done; whether the deadline has passed."""
+        self.countdown -= work
+        if self.countdown <= 0:
+            self.countdown = self.every
+            self.expired = time.perf_counter() > self.deadline
+        return self.expired
 
 
 def _worlds(first: Hand, knowledge: Knowledge, rng: random.Random) -> Iterator[Hand]:
@@ -159,10 +220,28 @@ def _worlds(first: Hand, knowledge: Knowledge, rng: random.Random) -> Iterator[H
         yield sample_world(knowledge, rng)
 
 
+def max_candidates(playouts: int) -> int:
+    """How many candidates a search of ``playouts`` can play: successive halving spends
+    about twice its first round in all, so half as many as there are playouts, each
+    played once in the first round (and never fewer than 2: a choice)."""
+    return max(2, playouts // 2)
+
+
 def ordered_candidates(world: Hand, legal: list[int]) -> list[int]:
-    """The legal moves, the greedy player's choice first (it wins ties)."""
-    preferred = greedy_code(world, legal, sweepable_cache(world.variant))
-    return [preferred] + [code for code in legal if code != preferred]
+    """The legal moves in the order to try them, for a search that may not reach them
+    all: the greedy player's choice first (it wins ties), then every card's best move
+    by the greedy player's preference, then every card's second best, and so on. So a
+    prefix of the list plays every card in hand before it tries a second way for any
+    card to capture (a king on a full table can take thousands of sets making 10)."""
+    ranked = greedy_ranking(world, legal, sweepable_cache(world.variant))
+    tried: dict[int, int] = {}  # ways so far to play each card
+    layers = []
+    for code in ranked:
+        card = code & 63
+        layers.append(tried.get(card, 0))
+        tried[card] = layers[-1] + 1
+    order = sorted(range(len(ranked)), key=layers.__getitem__)  # stable: greedy order
+    return [ranked[i] for i in order]
 
 
 def best_half(candidates: list[int], totals: dict[int, int]) -> list[int]:
@@ -170,6 +249,19 @@ def best_half(candidates: list[int], totals: dict[int, int]) -> list[int]:
     keep = (len(candidates) + 1) // 2
     ranked = sorted(candidates, key=lambda code: -totals[code])[:keep]
     return [code for code in candidates if code in ranked]
+
+
+def rollouts(
+    world: Hand, candidates: list[int], teams: tuple[int, ...], side: int, clock: Clock
+) -> list[int]:
+    """The :func:`rollout` margin of each candidate in ``world``, in order, until the
+    clock (read after each) expires: then of those played so far."""
+    margins = []
+    for code in candidates:
+        margins.append(rollout(world, code, teams, side))
+        if clock.tick():
+            break
+    return margins
 
 
 def rollout(world: Hand, code: int, teams: tuple[int, ...], side: int) -> int:
@@ -194,35 +286,70 @@ def is_determined(knowledge: Knowledge) -> bool:
     return holders <= 1
 
 
-def solve(world: Hand, legal: list[int], teams: tuple[int, ...], side: int) -> tuple[int, float]:
+class OutOfTime(Exception):
+    """The exact solver's clock expired: unwinds the search to its root."""
+
+
+def solve(
+    world: Hand,
+    legal: list[int],
+    teams: tuple[int, ...],
+    side: int,
+    clock: Clock | None = None,
+) -> tuple[int, float]:
     """The move with the best minimax margin for ``side`` in a fully known ``world``,
     and that margin (alpha-beta; every seat of ``side`` maximizes, every other seat
-    minimizes)."""
-    best_code, best = legal[0], -math.inf
-    for code in legal:
-        value = _value_after(world, code, teams, side, best, math.inf)
-        if value > best:
-            best_code, best = code, value
+    minimizes).
+
+    The root moves are valued in :func:`ordered_candidates`'s order. Once ``clock``
+    expires (it is told the work done: each position expanded and each legal move
+    generated; give it ``every=CHECK_EVERY``) the search stops and answers the best move
+    it has valued in full; if none, the greedy player's choice (the first tried),
+    valued by a greedy playout."""
+    solver = _Solver(teams, side, clock or Clock(math.inf, every=CHECK_EVERY))
+    order = ordered_candidates(world, legal)
+    best_code, best = order[0], -math.inf
+    try:
+        for code in order:
+            value = solver.value_after(world, code, best, math.inf)
+            if value > best:
+                best_code, best = code, value
+    except OutOfTime:
+        if best == -math.inf:
+            best = rollout(world, best_code, teams, side)
     return best_code, best
 
 
-def _value_after(
-    world: Hand, code: int, teams: tuple[int, ...], side: int, alpha: float, beta: float
-) -> float:
-    hand = world.copy()
-    if hand.push(code) & HAND_OVER:
-        return margin(hand, teams, side)
-    assert hand.turn is not None
-    maximizing = teams[hand.turn] == side
-    value = -math.inf if maximizing else math.inf
-    for reply in hand.legal_codes():
-        score = _value_after(hand, reply, teams, side, alpha, beta)
-        if maximizing:
-            value = max(value, score)
-            alpha = max(alpha, value)
-        else:
-            value = min(value, score)
-            beta = min(beta, value)
-        if alpha >= beta:
-            break
-    return value
+class _Solver:
+    """The alpha-beta search of :func:`solve`, with its clock."""
+
+    __slots__ = ("teams", "side", "clock")
+
+    def __init__(self, teams: tuple[int, ...], side: int, clock: Clock) -> None:
+        self.teams = teams
+        self.side = side
+        self.clock = clock
+
+    def value_after(self, world: Hand, code: int, alpha: float, beta: float) -> float:
+        """The minimax margin after ``code`` is played in ``world``, within alpha-beta's
+        window; raises :class:`OutOfTime` once the clock expires."""
+        hand = world.copy()
+        if hand.push(code) & HAND_OVER:
+            return margin(hand, self.teams, self.side)
+        assert hand.turn is not None
+        maximizing = self.teams[hand.turn] == self.side
+        replies = hand.legal_codes()
+        if self.clock.tick(1 + len(replies)):
+            raise OutOfTime
+        value = -math.inf if maximizing else math.inf
+        for reply in replies:
+            score = self.value_after(hand, reply, alpha, beta)
+            if maximizing:
+                value = max(value, score)
+                alpha = max(alpha, value)
+            else:
+                value = min(value, score)
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return value

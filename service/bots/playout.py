@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..engine.cards import PRIMIERA_POINTS
 from ..engine.hand import HAND_OVER, Hand
-from ..engine.masks import BIT, COINS, SETTEBELLO, SIG_SLICE, VALUE
+from ..engine.masks import BIT, COINS, SETTEBELLO, SIG_SLICE, VALUE, signature
 from ..engine.scoring import hand_points
 from ..engine.variants import Variant
 
@@ -116,6 +116,31 @@ def greedy_code(hand: Hand, legal: list[int], cache: dict[int, bool]) -> int:
         if cost < lowest:
             lowest, best_code = cost, code
     return best_code
+
+
+def greedy_ranking(hand: Hand, legal: list[int], cache: dict[int, bool]) -> list[int]:
+    """``legal`` in the greedy player's order of preference: its captures by worth, best
+    first, then its lays by what they give away, least first; ties keep their order in
+    ``legal``, so the first move is :func:`greedy_code`'s. For ordering the candidates
+    of a search, once a decision: :func:`greedy_code` is the playouts' fast path."""
+    table = hand.table
+    last_card = not hand.stock and sum(h.bit_count() for h in hand.hands) == 1
+    keys = {}
+    for code in legal:
+        capture = code >> 6
+        if capture:  # every capture before every lay: its key is negative
+            keys[code] = -capture_worth(code & 63, capture, table, last_card)
+        else:
+            keys[code] = 1 + lay_cost(hand.variant, table, code & 63, cache)
+    return sorted(legal, key=keys.__getitem__)
+
+
+def lay_cost(variant: Variant, table: int, card: int, cache: dict[int, bool]) -> int:
+    """What laying ``card`` on ``table`` gives away, as :func:`greedy_code` weighs it
+    (inline there: the playouts' hot path)."""
+    laid = table | BIT[card]
+    swept = sweepable(variant, laid, signature(laid), cache)
+    return _LAY_COST[card] + (_SWEEPABLE_W if swept else 0)
 
 
 def play_out(hand: Hand) -> int:

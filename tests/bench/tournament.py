@@ -33,7 +33,7 @@ from multiprocessing import Pool
 
 from service.bots import make_bot
 from service.bots.base import Bot
-from service.bots.expert import ExpertBot
+from service.bots.expert import DEADLINE_SECONDS, ExpertBot
 from service.engine.match import Match, moves_of
 from service.engine.views import knowledge_of
 
@@ -81,7 +81,11 @@ def make_player(name: str, budget: float, wall_cap: float) -> Bot:
     """The bot of level ``name``; the expert with ``budget`` ms a move and its wall-clock
     cap at ``wall_cap`` times the budget (0: no cap)."""
     if name == "expert":
-        return ExpertBot(budget_ms=budget, cap_factor=wall_cap or math.inf)
+        # No cap: no wall clock at all, the hard deadline included (a seed fixes every move).
+        deadline = DEADLINE_SECONDS if wall_cap else math.inf
+        return ExpertBot(
+            budget_ms=budget, cap_factor=wall_cap or math.inf, deadline_seconds=deadline
+        )
     return make_bot(name)
 
 

@@ -50,7 +50,11 @@ class PositionHintSchema(StrictSchema):
     )
     dealer = Integer(
         validate=validate.Range(0, 5),
-        metadata={"description": "The seat that dealt this hand (default: the seat before)."},
+        metadata={
+            "description": "The seat that dealt this hand (default: the seat before yours). "
+            "Each round is played from the seat after the dealer on, so it decides which "
+            "`hand_counts` can be (docs/rules.md R2.4, R3.1)."
+        },
     )
     hand = Cards("Your cards (1 to 10).", required=True, validate=validate.Length(min=1, max=10))
     table = Cards("The cards on the table.", load_default=list, validate=validate.Length(max=36))
@@ -69,7 +73,9 @@ class PositionHintSchema(StrictSchema):
         validate=validate.Length(max=6),
         metadata={
             "description": "How many cards each seat holds, by seat (default: as many as "
-            "you). The rest of the unseen cards are the stock."
+            "you). The seats that played before yours in this round hold one card fewer "
+            "than you, the others as many (a 422 says which counts fit). The rest of the "
+            "unseen cards are the stock."
         },
     )
     last_capturer = Integer(
@@ -111,6 +117,7 @@ class PositionHintSchema(StrictSchema):
                 f"In {variant.title} a hand holds at most {plan.hand_size} cards.",
                 field_name="hand" if len(data["hand"]) > plan.hand_size else "hand_counts",
             )
+        check_turn_order(counts, data["seat"], data.get("dealer"), players)
         deal = players * plan.hand_size
         if stock < 0 or (stock % deal if plan.deals_again else stock):
             whole = f"a multiple of {deal}" if plan.deals_again else "none"
@@ -122,3 +129,30 @@ class PositionHintSchema(StrictSchema):
             )
 
 
+def counts_in_turn(held: int, seat: int, dealer: int, players: int) -> list[int]:
+    """How many cards each seat holds when ``seat`` is to play holding ``held`` and
+    ``dealer`` dealt (R2.4, R3.1, R3.4): every round starts with the seat after the
+    dealer, and each seat plays one card in turn, so the seats that have played before
+    ``seat`` in this round hold one card fewer than it and the others as many."""
+    first = (dealer + 1) % players
+    played = (seat - first) % players  # seats that have played in this round
+    return [held - 1 if (other - first) % players < played else held for other in range(players)]
+
+
+def check_turn_order(counts: list[int], seat: int, dealer: int | None, players: int) -> None:
+    """Refuse hand counts no play from a deal leads to (the search would reach a seat to
+    play with no card), saying which dealer, if any, they fit."""
+    dealer = (seat - 1) % players if dealer is None else dealer
+    held = counts[seat]
+    expected = counts_in_turn(held, seat, dealer, players)
+    if list(counts) == expected:
+        return
+    fits = [d for d in range(players) if counts_in_turn(held, seat, d, players) == list(counts)]
+    hint = f" These counts fit seat {fits[0]} as the dealer." if fits else ""
+    raise ma.ValidationError(
+        f"Seat {dealer} dealt, so every round is played from seat {(dealer + 1) % players} "
+        f"on, one card a seat: with seat {seat} to play holding {held}, the seats that "
+        f"played before it this round hold {held - 1} and the others {held}, which makes "
+        f"hand_counts {expected} (R2.4, R3.1).{hint}",
+        field_name="hand_counts",
+    )
