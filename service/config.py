@@ -44,6 +44,7 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "BOT_LIMIT_PER_ADDRESS": int(env.get("BOT_LIMIT_PER_ADDRESS", 60)),
         "BOT_LIMIT_PER_TOKEN": int(env.get("BOT_LIMIT_PER_TOKEN", 30)),
         "CREATION_LIMIT_PER_ADDRESS": int(env.get("CREATION_LIMIT_PER_ADDRESS", 600)),
+        "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 300)),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
         # The expert computer player's search budget per move.
         "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),

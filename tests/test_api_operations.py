@@ -210,6 +210,15 @@ class TestQuotas:
         assert client.post("/v1/games", json={}).status_code == 201  # no computer seat
 
 
+    def test_position_analyses(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        client = make_app(REDIS_URL=redis_url, ANALYSIS_LIMIT_PER_ADDRESS=2).test_client()
+        statuses = [client.post("/v1/legal-moves", json={"hand": ["1D"]}).status_code]
+        statuses += [client.post("/v1/score", json={"piles": [[], []]}).status_code]
+        statuses += [client.post("/v1/legal-moves", json={"hand": ["1D"]}).status_code]
+        assert statuses == [200, 200, 429]
+        assert client.get("/v1/variants").status_code == 200  # not an analysis
+
+
 def test_made_up_methods_share_one_metric_label(client: FlaskClient) -> None:
     """Metric labels come from fixed sets: 300 invented methods add one series, not 300."""
     for n in range(300):

@@ -6,7 +6,8 @@ request itself then reports the outage).
 Every request counts against ``requests`` (per minute). Expensive operations count
 against a quota of their own besides: ``hints`` (the expert's search), ``bots``
 (computer players' moves: ``POST /v1/games/{id}/bots`` and creations with a computer
-seat) and ``creations`` (per hour: a game takes memory in Redis until it expires). Each
+seat), ``creations`` (per hour: a game takes memory in Redis until it expires) and
+``analysis`` (the stateless positions: a 34-card table has thousands of moves). Each
 limit is a setting (0 turns it off); see :data:`QUOTAS`. Probes, metrics and the docs are
 never limited. Behind a proxy, set ``TRUSTED_PROXIES`` to the number of proxies that add
 ``X-Forwarded-For``, so the client's own address is the one counted.
@@ -52,6 +53,7 @@ QUOTAS = {
         Quota("hints", "HINT_LIMIT_PER_ADDRESS", "HINT_LIMIT_PER_TOKEN", 60, "hints"),
         Quota("bots", "BOT_LIMIT_PER_ADDRESS", "BOT_LIMIT_PER_TOKEN", 60, "computer-player turns"),
         Quota("creations", "CREATION_LIMIT_PER_ADDRESS", None, 3600, "games created"),
+        Quota("analysis", "ANALYSIS_LIMIT_PER_ADDRESS", None, 60, "position analyses"),
     )
 }
 #: The quota each expensive operation counts against (by Flask endpoint), besides
@@ -61,6 +63,8 @@ ENDPOINT_QUOTAS = {
     "hints.PositionHint": "hints",
     "games.BotTurns": "bots",
     "games.GameCollection": "creations",
+    "analysis.PositionMoves": "analysis",
+    "analysis.Score": "analysis",
 }
 
 
