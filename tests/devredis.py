@@ -52,7 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import IO, Any
@@ -279,6 +279,20 @@ class RedisServer:
             raise RuntimeError("RedisServer.restart() called before start()")
         self._terminate()
         self._launch()
+
+    @contextlib.contextmanager
+    def frozen(self) -> Iterator[None]:
+        """The server hung (SIGSTOP: its sockets still accept connections and take
+        commands, but nothing answers) for the ``with`` block, and SIGCONT whatever
+        happens. Use it in tests of what a hung Redis does to its clients."""
+        if self._process is None:
+            raise RuntimeError("RedisServer.frozen() called before start()")
+        pid = self._process.pid
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(pid, signal.SIGCONT)
 
     def __enter__(self) -> RedisServer:
         return self.start()

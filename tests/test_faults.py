@@ -339,19 +339,6 @@ BURST = 16
 RECOVERED_WITHIN = 15.0
 
 
-@contextlib.contextmanager
-def hung(server: RedisServer) -> Iterator[None]:
-    """Redis frozen with SIGSTOP (connections are still accepted and commands taken, but
-    nothing is answered), and SIGCONT whatever happens."""
-    with redis.Redis.from_url(server.url) as client:
-        pid = int(client.info("server")["process_id"])
-    os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(pid, signal.SIGCONT)
-
-
 def burst(requests_: list[tuple[str, str, dict[str, Any]]]) -> tuple[float, list[Any]]:
     """Send the requests all at once, each on a connection of its own; return the
     seconds until the last was answered, and the answers (or errors) in order."""
@@ -417,7 +404,7 @@ def test_a_hung_redis_is_answered_at_once_and_recovered_from_by_itself(
             )
         measured: dict[str, float] = {}
 
-        with hung(store_server):
+        with store_server.frozen():
             started = time.monotonic()
             ready = requests.get(service.url + "/readyz", timeout=30)
             measured["readyz"] = time.monotonic() - started

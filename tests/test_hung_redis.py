@@ -9,9 +9,6 @@ tests/test_faults.py.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -209,19 +206,6 @@ def server(redis_server: Any) -> Iterator[RedisServer]:
         own.stop()
 
 
-@contextlib.contextmanager
-def frozen(server: RedisServer) -> Iterator[None]:
-    """Redis hung: SIGSTOP (its sockets still accept and take commands; nothing
-    answers), and SIGCONT whatever happens."""
-    with redis.Redis.from_url(server.url) as client:
-        pid = int(client.info("server")["process_id"])
-    os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(pid, signal.SIGCONT)
-
-
 def guarded(server: RedisServer, breaker: CircuitBreaker) -> redis.Redis:
     """A client on a pool built as the app builds its own."""
     pool = redis.ConnectionPool.from_url(
@@ -281,7 +265,7 @@ def test_a_hung_redis_costs_one_timeout_then_calls_are_refused_at_once(
     client = guarded(server, breaker)
     try:
         client.ping()
-        with frozen(server):
+        with server.frozen():
             took, error = timed(client.ping)
             assert isinstance(error, redis.exceptions.TimeoutError)
             assert TIMEOUT * 0.9 < took < TIMEOUT + 0.5, "the timeout is not retried"
@@ -383,7 +367,7 @@ def test_while_the_breaker_is_open_only_what_needs_redis_is_refused(
         ("GET", "/openapi.json", None),
     ]
 
-    with frozen(server):
+    with server.frozen():
         # The first call to Redis (the limiter's) waits out the timeout, once, and
         # opens the breaker; the request itself needs no store.
         started = time.monotonic()
@@ -431,7 +415,7 @@ def test_a_write_that_timed_out_may_still_be_stored_and_the_answer_says_so(
     game.create(seed=6)
     turn = game.view()["turn"]
     move = game.legal_moves(turn)[0]
-    with frozen(server):
+    with server.frozen():
         body = assert_unavailable(game.move(turn, move["card"], move["capture"]))
         assert "may still be stored" in body["detail"]
         assert "Nothing was changed" in assert_unavailable(client.get(game.url()))["detail"]
