@@ -10,7 +10,7 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
 from . import config as settings
-from .api import bodies, breaker, observability, ratelimit
+from .api import bodies, breaker, cors, observability, ratelimit
 from .api.json_provider import OrjsonProvider
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
@@ -107,6 +107,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     breaker.install(app, redis_breaker)
 
     observability.install(app)
+    cors.install(app)
     bodies.install(app)
     ratelimit.install(app)
     api = ProblemApi(app)

@@ -46,6 +46,9 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "CREATION_LIMIT_PER_ADDRESS": int(env.get("CREATION_LIMIT_PER_ADDRESS", 600)),
         "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 300)),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
+        # Origins browser apps may call the API from (comma-separated, or *; default:
+        # none, no CORS): service/api/cors.py.
+        "CORS_ORIGINS": env.get("CORS_ORIGINS", ""),
         # The expert computer player's search budget per move.
         "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),
     }

@@ -257,6 +257,7 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
     """A request that must get ``status`` from this operation: kwargs for requests."""
     kwargs: dict[str, Any] = {"headers": {}}
     params: dict[str, Any] = {}
+    query = ""
     game: Player | None = None
     if "{game_id}" in path:
         game = games.finished() if path.endswith("/hands/{number}") else games.playing()
@@ -314,7 +315,13 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
         kwargs["headers"]["Content-Type"] = "application/x-www-form-urlencoded"
     elif status == 422 and path in ("/v1/games", "/v1/legal-moves", "/v1/score", "/v1/hint"):
         kwargs["json"] = {"unknown": True}
-    return {"method": method, "url": path.format(**params), "params": params, **kwargs}
+    elif status == 422 and path == GAME + "/events":
+        query = "?after=not-a-number"
+    elif status == 304:
+        assert game is not None
+        kwargs["headers"]["If-None-Match"] = f'"{game.view()["version"]}"'
+    url = path.format(**params) + query
+    return {"method": method, "url": url, "params": params, **kwargs}
 
 
 @pytest.mark.parametrize(("method", "path", "status"), documented())

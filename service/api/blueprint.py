@@ -57,12 +57,17 @@ class Blueprint(flask_smorest.Blueprint):
         return lambda func: parse(document(func))
 
     def documents(
-        self, errors: Mapping[int, str], *, limited: bool = True, **doc: Any
+        self,
+        errors: Mapping[int, str],
+        *,
+        limited: bool = True,
+        responses: Mapping[str, Any] | None = None,
+        **doc: Any,
     ) -> Callable[[F], F]:
         """Document an operation's problem answers, ``{status: when it happens}`` (and
-        the rate limit's 429 unless the operation is never limited), with any other
-        OpenAPI fields of the operation (``security``, ``parameters``)."""
-        decorate: Callable[[F], F] = self.doc(
-            responses=error_responses(errors, limited=limited), **doc
-        )
+        the rate limit's 429 unless the operation is never limited), its other answers
+        (``responses``, OpenAPI response objects by status) and any other OpenAPI
+        fields of the operation (``security``, ``parameters``)."""
+        documented = {**(responses or {}), **error_responses(errors, limited=limited)}
+        decorate: Callable[[F], F] = self.doc(responses=documented, **doc)
         return decorate

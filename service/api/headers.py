@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import request
+from flask import Response, request
 
 from ..play import Answer, IdempotentRequest
 from ..play.idempotency import MIN_CREATION_KEY_LENGTH
@@ -76,6 +76,47 @@ def if_match_versions() -> frozenset[int] | None:
         if not tag.group(1):
             versions.add(int(tag.group(2)))
     return frozenset(versions)
+
+
+IF_NONE_MATCH = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "description": "The ETag you last saw. If the game has not changed since, the answer "
+    "is 304 with no body: poll cheaply.",
+    "schema": {"type": "string"},
+}
+NOT_MODIFIED = {
+    "304": {
+        "description": "Nothing changed since the ETag sent in If-None-Match.",
+        "headers": ETAG,
+    }
+}
+
+
+def not_modified(version: int) -> bool:
+    """Whether If-None-Match names ``version`` (RFC 9110 13.1.2: ``*``, or any entity tag
+    of the list, compared weakly)."""
+    header = request.headers.get("If-None-Match")
+    if header is None:
+        return False
+    if header.strip() == "*":
+        return True
+    for entry in header.split(","):
+        tag = _ENTITY_TAG.fullmatch(entry)
+        if tag is not None and int(tag.group(2)) == version:
+            return True
+    return False
+
+
+#: A game read depends on who asks (a seat sees its own hand), and changes with every
+#: move: no cache may keep it for another client, and every cache asks again.
+PER_VIEWER = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
+
+
+def unchanged(version: int) -> Response:
+    """The 304 answer to a conditional GET of a game at ``version``."""
+    return Response(status=304, headers={**etag(version), **PER_VIEWER})
 
 
 def idempotency_key(shortest: int = 1) -> str | None:

@@ -141,11 +141,12 @@ class GameStore:
         if not self._cas(keys=keys, args=args, client=self.redis):
             raise VersionConflictError(game.id)
 
-    def events(self, game_id: str) -> tuple[int, list[Event]]:
-        """The game's version and its whole event log, oldest first."""
+    def events(self, game_id: str, start: int = 0) -> tuple[int, list[Event]]:
+        """The game's version and its event log from position ``start`` on (0: the
+        whole log), oldest first."""
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.hget(key_for(game_id), "v")
-            pipe.lrange(events_key_for(game_id), 0, -1)
+            pipe.lrange(events_key_for(game_id), start, -1)
             version, raw = pipe.execute()
         if version is None:
             raise GameNotFoundError(game_id)

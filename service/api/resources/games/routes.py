@@ -18,11 +18,16 @@ from ...headers import (
     ETAG,
     IDEMPOTENCY_KEY_PARAMETER,
     IF_MATCH,
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    PER_VIEWER,
     REPLAYED,
     creation_request,
     if_match_versions,
     move_request,
+    not_modified,
     replayed,
+    unchanged,
 )
 from ...problems import STORE_ERRORS, Problem, ProblemType, etag
 from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_AUTH, seat_of, seat_required
@@ -31,6 +36,7 @@ from .schemas import (
     BotMovesSchema,
     CreateGameSchema,
     EventLogSchema,
+    EventQuerySchema,
     GameCreatedSchema,
     GameViewSchema,
     HandListSchema,
@@ -139,14 +145,22 @@ def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
 @blp.route("/<string:game_id>")
 class GameItem(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG)
-    @blp.documents({**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=OPTIONAL_SEAT_AUTH)
+    @blp.documents(
+        {**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS},
+        security=OPTIONAL_SEAT_AUTH,
+        parameters=[IF_NONE_MATCH],
+        responses=NOT_MODIFIED,
+    )
     def get(self, game_id: str) -> Any:
         """Read a game
 
         With a seat's token, that seat's view (its hand included); without, a
-        spectator's view."""
+        spectator's view. With If-None-Match, 304 while nothing has changed."""
         game = store().load(game_id)
-        return answers.view_of(game, seat_of(game, required=False)), 200, etag(game.version)
+        seat = seat_of(game, required=False)
+        if not_modified(game.version):
+            return unchanged(game.version)
+        return answers.view_of(game, seat), 200, {**etag(game.version), **PER_VIEWER}
 
 
 @blp.route("/<string:game_id>/legal-moves")
@@ -251,17 +265,37 @@ class HandScore(MethodView):
 
 @blp.route("/<string:game_id>/events")
 class EventLog(MethodView):
+    @blp.arguments(EventQuerySchema, location="query")
     @blp.response(200, EventLogSchema, headers=ETAG)
-    @blp.documents({**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=OPTIONAL_SEAT_AUTH)
-    def get(self, game_id: str) -> Any:
+    @blp.documents(
+        {
+            **BAD_TOKEN,
+            **NOT_FOUND,
+            422: "`after` is not an integer from -1 on.",
+            **STORE_ERRORS,
+        },
+        security=OPTIONAL_SEAT_AUTH,
+        parameters=[IF_NONE_MATCH],
+        responses=NOT_MODIFIED,
+    )
+    def get(self, query: dict[str, Any], game_id: str) -> Any:
         """Read the event log
 
-        Everything that happened, in order, for replays. Each seat sees the cards dealt
-        to it; nobody sees cards dealt to another seat."""
-        seat = seat_of(store().load(game_id), required=False)
-        version, events = store().events(game_id)
-        shown = [{"seq": i, **e} for i, e in enumerate(answers.events_for(events, seat))]
-        return {"id": game_id, "version": version, "events": shown}, 200, etag(version)
+        Everything that happened, in order, for replays; with `after`, only what came
+        after the event of that `seq` (poll with the last `seq` you saw). Each seat sees
+        the cards dealt to it; nobody sees cards dealt to another seat. With
+        If-None-Match, 304 while nothing has changed."""
+        game = store().load(game_id)
+        seat = seat_of(game, required=False)
+        if not_modified(game.version):
+            return unchanged(game.version)
+        start = query.get("after", -1) + 1
+        version, events = store().events(game_id, start)
+        shown = [
+            {"seq": start + i, **e} for i, e in enumerate(answers.events_for(events, seat))
+        ]
+        body = {"id": game_id, "version": version, "events": shown}
+        return body, 200, {**etag(version), **PER_VIEWER}
 
 
 @blp.route("/<string:game_id>/bots")

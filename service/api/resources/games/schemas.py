@@ -288,3 +288,14 @@ class EventLogSchema(ResponseSchema):
     id = fields.String()
     version = Integer()
     events = fields.List(fields.Nested(EventSchema))
+
+
+class EventQuerySchema(StrictSchema):
+    # A query string holds text: "3" is the integer 3 here (and "1.5" still is not one).
+    after = fields.Integer(
+        validate=validate.Range(-1, 10**9),
+        metadata={
+            "description": "Only the events after the one with this `seq` (-1, or left "
+            "out: from the first)."
+        },
+    )
