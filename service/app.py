@@ -10,7 +10,7 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
 from . import config as settings
-from .api import bodies, breaker, cors, observability, ratelimit
+from .api import bodies, breaker, cors, docs_ui, observability, ratelimit
 from .api.json_provider import OrjsonProvider
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
@@ -46,10 +46,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_VERSION="3.1.0",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="/docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
-        OPENAPI_REDOC_PATH="/redoc",
-        OPENAPI_REDOC_URL="https://cdn.jsdelivr.net/npm/redoc/bundles/redoc.standalone.js",
+        **docs_ui.settings(),
         API_SPEC_OPTIONS={
             "info": {"description": API_DESCRIPTION},
             "components": {
@@ -108,6 +105,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     observability.install(app)
     cors.install(app)
+    docs_ui.install(app)
     bodies.install(app)
     ratelimit.install(app)
     api = ProblemApi(app)

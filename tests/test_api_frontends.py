@@ -3,6 +3,7 @@ If-None-Match (304), and the event log read from a cursor."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -117,3 +118,18 @@ class TestEventCursor:
         response = table.client.get(table.url(f"/events?after={after}"))
         assert response.status_code == 422
         assert "after" in response.get_json()["errors"]
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_the_documentation_pages_load_nothing_from_elsewhere(table: Table, page: str) -> None:
+    """Swagger UI and ReDoc come with the service (service/api/docs_ui.py): every script
+    and style a page names is served here, so the pages work offline."""
+    html = table.client.get(page).get_data(as_text=True)
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert assets, html
+    for asset in assets:
+        assert asset.startswith("/"), f"{page} loads {asset} from elsewhere"
+        answer = table.client.get(asset)
+        assert answer.status_code == 200, asset
+        assert answer.mimetype in ("text/javascript", "application/javascript", "text/css")
+        answer.close()
