@@ -49,6 +49,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         **docs_ui.settings(),
         API_SPEC_OPTIONS={
             "info": {"description": API_DESCRIPTION},
+            "servers": [{"url": "/", "description": "The service that serves this document"}],
             "components": {
                 "securitySchemes": {
                     "seatToken": {

@@ -30,3 +30,19 @@ def test_the_docs_ui_is_served(client: FlaskClient) -> None:
     response = client.get("/docs")
     assert response.status_code == 200
     assert b"swagger" in response.data.lower()
+
+
+def test_every_operation_has_a_name_and_says_who_may_call_it() -> None:
+    """Generated clients name their functions after operationIds (createGame, playMove,
+    ...), and call an operation with no token when its security is empty."""
+    spec = json.loads(SPEC.read_text())
+    names = []
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            if method == "parameters":
+                continue
+            names.append(operation["operationId"])
+            assert "security" in operation, (method, path)
+    assert len(names) == len(set(names)) == 15
+    assert {"createGame", "playMove", "getGame", "getEventLog"} <= set(names)
+    assert spec["servers"]

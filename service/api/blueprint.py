@@ -58,16 +58,21 @@ class Blueprint(flask_smorest.Blueprint):
 
     def documents(
         self,
+        operation_id: str,
         errors: Mapping[int, str],
         *,
         limited: bool = True,
         responses: Mapping[str, Any] | None = None,
         **doc: Any,
     ) -> Callable[[F], F]:
-        """Document an operation's problem answers, ``{status: when it happens}`` (and
-        the rate limit's 429 unless the operation is never limited), its other answers
-        (``responses``, OpenAPI response objects by status) and any other OpenAPI
-        fields of the operation (``security``, ``parameters``)."""
+        """Document an operation: its ``operationId`` (what generated clients name it),
+        its problem answers, ``{status: when it happens}`` (and the rate limit's 429
+        unless the operation is never limited), its other answers (``responses``, OpenAPI
+        response objects by status) and any other OpenAPI fields of the operation
+        (``parameters``; ``security``, none unless given)."""
         documented = {**(responses or {}), **error_responses(errors, limited=limited)}
-        decorate: Callable[[F], F] = self.doc(responses=documented, **doc)
+        doc.setdefault("security", [])
+        decorate: Callable[[F], F] = self.doc(
+            operationId=operation_id, responses=documented, **doc
+        )
         return decorate

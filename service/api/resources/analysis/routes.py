@@ -24,10 +24,11 @@ class PositionMoves(MethodView):
     @blp.arguments(PositionSchema)
     @blp.response(200, MovesSchema)
     @blp.documents(
+        "positionLegalMoves",
         {
             422: "Bad input: an unknown card, a card given twice, a card in both hand and "
             "table, wrong counts."
-        }
+        },
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Legal moves in a position
@@ -48,7 +49,8 @@ class Score(MethodView):
     @blp.arguments(PilesSchema)
     @blp.response(200, ScoreSchema)
     @blp.documents(
-        {422: "Bad input: an unknown card, a card in two piles, scopas not matching the piles."}
+        "scoreHand",
+        {422: "Bad input: an unknown card, a card in two piles, scopas not matching the piles."},
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Score a hand

@@ -85,6 +85,7 @@ class GameCollection(MethodView):
         },
     )
     @blp.documents(
+        "createGame",
         {
             422: "The body is not valid, or asks for a match that cannot exist; or an "
             "Idempotency-Key shorter than 16 characters, or reused with another body.",
@@ -146,6 +147,7 @@ def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
 class GameItem(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG)
     @blp.documents(
+        "getGame",
         {**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS},
         security=OPTIONAL_SEAT_AUTH,
         parameters=[IF_NONE_MATCH],
@@ -166,7 +168,7 @@ class GameItem(MethodView):
 @blp.route("/<string:game_id>/legal-moves")
 class LegalMoves(MethodView):
     @blp.response(200, SeatMovesSchema, headers=ETAG)
-    @blp.documents({**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=SEAT_AUTH)
+    @blp.documents("listLegalMoves", {**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=SEAT_AUTH)
     def get(self, game_id: str) -> Any:
         """List your legal moves
 
@@ -183,6 +185,7 @@ class Moves(MethodView):
     @blp.arguments(MoveRequestSchema)
     @blp.response(200, MoveResultSchema, headers={**ETAG, **REPLAYED})
     @blp.documents(
+        "playMove",
         {
             **BAD_TOKEN,
             **NOT_FOUND,
@@ -229,7 +232,7 @@ class Moves(MethodView):
 @blp.route("/<string:game_id>/hands")
 class HandScores(MethodView):
     @blp.response(200, HandListSchema)
-    @blp.documents({**NOT_FOUND, **STORE_ERRORS})
+    @blp.documents("listHandScores", {**NOT_FOUND, **STORE_ERRORS})
     def get(self, game_id: str) -> Any:
         """List the scores of finished hands"""
         return {"hands": store().load(game_id).match.hand_scores}
@@ -239,11 +242,12 @@ class HandScores(MethodView):
 class HandScore(MethodView):
     @blp.response(200, HandScoreSchema)
     @blp.documents(
+        "getHandScore",
         {
             404: "No game has this id, or the match has no hand with this number.",
             409: "This hand is still being played.",
             **STORE_ERRORS,
-        }
+        },
     )
     def get(self, game_id: str, number: int) -> Any:
         """Read a finished hand's score"""
@@ -268,6 +272,7 @@ class EventLog(MethodView):
     @blp.arguments(EventQuerySchema, location="query")
     @blp.response(200, EventLogSchema, headers=ETAG)
     @blp.documents(
+        "getEventLog",
         {
             **BAD_TOKEN,
             **NOT_FOUND,
@@ -291,9 +296,7 @@ class EventLog(MethodView):
             return unchanged(game.version)
         start = query.get("after", -1) + 1
         version, events = store().events(game_id, start)
-        shown = [
-            {"seq": start + i, **e} for i, e in enumerate(answers.events_for(events, seat))
-        ]
+        shown = [{"seq": start + i, **e} for i, e in enumerate(answers.events_for(events, seat))]
         body = {"id": game_id, "version": version, "events": shown}
         return body, 200, {**etag(version), **PER_VIEWER}
 
@@ -302,7 +305,8 @@ class EventLog(MethodView):
 class BotTurns(MethodView):
     @blp.response(200, BotMovesSchema, headers=ETAG)
     @blp.documents(
-        {**NOT_FOUND, 409: "The seat to play is not a computer player's.", **STORE_ERRORS}
+        "playBotTurns",
+        {**NOT_FOUND, 409: "The seat to play is not a computer player's.", **STORE_ERRORS},
     )
     def post(self, game_id: str) -> Any:
         """Let the computer players move

@@ -42,9 +42,7 @@ class SeatSpecSchema(StrictSchema):
 
 
 class CreateGameSchema(StrictSchema):
-    variant = Variant(
-        "The game to play (docs/rules.md R10); `GET /v1/variants` describes each."
-    )
+    variant = Variant("The game to play (docs/rules.md R10); `GET /v1/variants` describes each.")
     players = Integer(
         validate=validate.OneOf([2, 3, 4, 6]),
         metadata={

@@ -21,6 +21,7 @@ class StatusSchema(ResponseSchema):
 @blp.route("/healthz")
 class Health(MethodView):
     @blp.response(200, StatusSchema)
+    @blp.documents("getHealth", {}, limited=False)
     def get(self) -> Any:
         """The process is up"""
         return {"status": "ok"}
@@ -29,7 +30,7 @@ class Health(MethodView):
 @blp.route("/readyz")
 class Ready(MethodView):
     @blp.response(200, StatusSchema)
-    @blp.documents({503: "The game store is unreachable."}, limited=False)
+    @blp.documents("getReadiness", {503: "The game store is unreachable."}, limited=False)
     def get(self) -> Any:
         """The service can reach its game store"""
         # A PING on a client of its own, bounded by REDIS_READY_TIMEOUT_SECONDS and

@@ -30,6 +30,7 @@ blp = Blueprint(
 class GameHint(MethodView):
     @blp.response(200, HintSchema)
     @blp.documents(
+        "getGameHint",
         {
             **BAD_TOKEN,
             404: "No game has this id (it never existed, or it expired).",
@@ -59,7 +60,10 @@ class GameHint(MethodView):
 class PositionHint(MethodView):
     @blp.arguments(PositionHintSchema)
     @blp.response(200, HintSchema)
-    @blp.documents({422: "The position is not valid or not consistent; `errors` says where."})
+    @blp.documents(
+        "getPositionHint",
+        {422: "The position is not valid or not consistent; `errors` says where."},
+    )
     def post(self, body: dict[str, Any]) -> Any:
         """Hint for a position
 

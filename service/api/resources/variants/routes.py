@@ -44,7 +44,7 @@ def describe(variant: Variant) -> dict[str, Any]:
 @blp.route("/variants")
 class Variants(MethodView):
     @blp.response(200, VariantListSchema)
-    @blp.documents({})
+    @blp.documents("listVariants", {})
     def get(self) -> Any:
         """List the variants
 
