@@ -46,3 +46,16 @@ def test_every_operation_has_a_name_and_says_who_may_call_it() -> None:
     assert len(names) == len(set(names)) == 15
     assert {"createGame", "playMove", "getGame", "getEventLog"} <= set(names)
     assert spec["servers"]
+
+
+def test_response_properties_that_are_always_there_are_required() -> None:
+    """Generated clients type a required property as present (no non-null assertions, no
+    isinstance checks). The live contract tests (tests/test_fuzz.py) check every answer
+    against these lists, so a property marked required is never missing."""
+    schemas = json.loads(SPEC.read_text())["components"]["schemas"]
+    view = schemas["GameView"]
+    assert set(view["required"]) == set(view["properties"]) - {"hand"}
+    for name in ("GameCreated", "MoveResult", "SeatView", "LegalMove", "HandScore", "Hint"):
+        assert set(schemas[name]["required"]) == set(schemas[name]["properties"]), name
+    assert schemas["Event"]["required"] == ["type"]
+    assert set(schemas["Problem"]["required"]) == {"type", "title", "status", "detail"}

@@ -138,6 +138,9 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
 class ProblemSchema(ResponseSchema):
     """An RFC 9457 problem details object."""
 
+    #: Present only with the problems they belong to.
+    optional = frozenset({"errors", "legal_captures", "current_version"})
+
     type = ma.fields.String(
         required=True,
         metadata={

@@ -18,7 +18,7 @@ and of every other endpoint, that this dump equals marshmallow's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import fields
@@ -92,9 +92,19 @@ def schema_dumper(schema: ma.Schema) -> Dumper:
 
 
 class ResponseSchema(ma.Schema):
-    """A schema of what the API answers; ``dump`` runs the compiled plan."""
+    """A schema of what the API answers; ``dump`` runs the compiled plan.
 
+    Every field is always present in an answer, and the spec says so (``required``: a
+    generated client then types it as present), but for those ``optional`` names."""
+
+    #: The fields an answer may leave out.
+    optional: ClassVar[frozenset[str]] = frozenset()
     _plan: Dumper | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, field in self.fields.items():
+            field.required = name not in self.optional
 
     def dump(self, obj: Any, *, many: bool | None = None) -> Any:
         plan = self._plan

@@ -16,6 +16,9 @@ class LegalMoveSchema(ResponseSchema):
 
 
 class PointsSchema(ResponseSchema):
+    #: The options' categories, only when the match plays them.
+    optional = frozenset({"re_bello", "napola"})
+
     cards = Integer(metadata={"description": "1 for most cards (a tie: nobody)."})
     coins = Integer(metadata={"description": "1 for most coins (a tie: nobody)."})
     settebello = Integer(metadata={"description": "1 for the 7 of coins."})

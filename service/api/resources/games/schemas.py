@@ -135,6 +135,8 @@ class GameViewSchema(ResponseSchema):
     class Meta:
         ordered = True
 
+    optional = frozenset({"hand"})
+
     id = fields.String(metadata={"description": "The game id."})
     version = Integer(metadata={"description": "Increases by one with every move."})
     variant = fields.String(validate=validate.OneOf(sorted(VARIANTS)))
@@ -207,6 +209,34 @@ class EventSchema(ResponseSchema):
     `cards`: the viewer's own cards, only for a seat); `dealer_bonus` (escoba: hand,
     seat, capture, scopas); `move` (seat, card, capture, scopa); `hand_over` (hand,
     remainder, score); `match_over` (winner, scores)."""
+
+    #: Which fields an event has depends on its type; ``seq`` only in the event log.
+    optional = frozenset(
+        {
+            "seq",
+            "variant",
+            "seats",
+            "target",
+            "rules",
+            "seeded",
+            "hand",
+            "dealer",
+            "reason",
+            "cards_each",
+            "table",
+            "stock_count",
+            "cards",
+            "seat",
+            "card",
+            "capture",
+            "scopa",
+            "scopas",
+            "remainder",
+            "score",
+            "winner",
+            "scores",
+        }
+    )
 
     type = fields.String(validate=validate.OneOf([k.value for k in EventKind]))
     seq = Integer(metadata={"description": "Position in the game's event log, from 0."})

@@ -8,6 +8,8 @@ from ...responses import ResponseSchema
 
 
 class OptionSchema(ResponseSchema):
+    optional = frozenset({"choices"})
+
     name = fields.String(metadata={"description": "The key to use in `rules`."})
     type = fields.String(
         metadata={"description": "`boolean` or `string`.", "enum": ["boolean", "string"]}
