@@ -107,7 +107,11 @@ class GameCollection(MethodView):
             if (earlier := _creation_replay(game_id, request)) is not None:
                 return earlier
         creation = play.create(setup_of(body), bot_settings(), game_id)
-        kept = Answer(201, answers.created(creation, _sealed(creation, request)), creation.version)
+        created = answers.created(creation, creation.tokens)
+        kept = None
+        if request is not None:  # kept with its tokens sealed: none is stored as it is
+            sealed = {**created, "seats": _sealed(created["seats"], request.key, game_id)}
+            kept = Answer(201, sealed, creation.version)
         try:
             store().commit(creation, request=request, answer=kept)
         except VersionConflictError:  # the first request with this key created it meanwhile
@@ -116,17 +120,17 @@ class GameCollection(MethodView):
             return earlier
         observability.count_step(creation)
         hand_bots_to_workers(creation.game)
-        body = answers.created(creation, creation.tokens)
-        return body, 201, answers.created_headers(game_id, creation.version)
+        return created, 201, answers.created_headers(game_id, creation.version)
 
 
-def _sealed(creation: play.Creation, request: play.IdempotentRequest | None) -> list[str | None]:
-    """The tokens a creation's kept answer holds: sealed with the client's key (no
-    token is ever stored as it is)."""
-    game_id = creation.game.id
+def _sealed(seats: list[dict[str, Any]], key: str, game_id: str) -> list[dict[str, Any]]:
+    """A creation answer's seats with their tokens sealed with the client's ``key``, or,
+    sealed already, opened again (:func:`seal_token` works both ways)."""
     return [
-        None if token is None or request is None else seal_token(token, request.key, game_id, seat)
-        for seat, token in enumerate(creation.tokens)
+        seat
+        if seat["token"] is None
+        else {**seat, "token": seal_token(seat["token"], key, game_id, seat["seat"])}
+        for seat in seats
     ]
 
 
@@ -136,9 +140,7 @@ def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
     answer = store().earlier_answer(game_id, request)
     if answer is None:
         return None
-    for seat in answer.body["seats"]:
-        if seat["token"] is not None:
-            seat["token"] = seal_token(seat["token"], request.key, game_id, seat["seat"])
+    answer.body["seats"] = _sealed(answer.body["seats"], request.key, game_id)
     body, status, headers = replayed(answer)
     return body, status, {**answers.created_headers(game_id, answer.version), **headers}
 
