@@ -101,20 +101,25 @@ def advance(game_id: str) -> int:
     store = _game_store()
     deadline = time.monotonic() + _settings.slice_seconds
     committed = 0
+    game: Game | None = None  # as last committed, or None: read it (again)
     while time.monotonic() < deadline:
-        try:
-            game = store.load(game_id)
-        except GameNotFoundError:
-            return committed  # expired, or never committed
+        if game is None:
+            try:
+                game = store.load(game_id)
+            except GameNotFoundError:
+                return committed  # expired, or never committed
         if not game.bot_to_move:
             return committed
         step = bots_move(game, _settings.bots, most=1)
         try:
             store.commit(step)
         except VersionConflictError:
-            continue  # another job or request moved first: read the game again
+            game = None  # another job or request moved first (and this one is spent)
+            continue
         committed += 1
-    game = store.load(game_id)
+        game = step.game  # what was just committed: no need to read it back
+    if game is None:
+        game = store.load(game_id)
     if game.bot_to_move:
         current = rq.get_current_job()
         connection = current.connection if current is not None else None
