@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
 import redis
 import rq
@@ -22,16 +23,17 @@ from .play.background import WorkerSettings, configure, queue_for
 MAINTENANCE_SECONDS = 60
 
 
-def settings_from(values: dict[str, object]) -> WorkerSettings:
+def settings_from(values: dict[str, Any]) -> WorkerSettings:
+    """The worker's settings from the service's (``service.config.from_env``, typed)."""
     return WorkerSettings(
-        redis_url=str(values["REDIS_URL"]),
-        ttl_seconds=int(str(values["GAME_TTL_SECONDS"])),
-        redis_timeout_seconds=float(str(values["REDIS_TIMEOUT_SECONDS"])),
+        redis_url=values["REDIS_URL"],
+        ttl_seconds=values["GAME_TTL_SECONDS"],
+        redis_timeout_seconds=values["REDIS_TIMEOUT_SECONDS"],
         bots=BotSettings(
-            time_limit_seconds=float(str(values["BOT_SLICE_SECONDS"])),
-            expert_budget_ms=float(str(values["EXPERT_BUDGET_MS"])),
+            time_limit_seconds=values["BOT_SLICE_SECONDS"],
+            expert_budget_ms=values["EXPERT_BUDGET_MS"],
         ),
-        slice_seconds=float(str(values["BOT_SLICE_SECONDS"])),
+        slice_seconds=values["BOT_SLICE_SECONDS"],
     )
 
 
