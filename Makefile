@@ -15,9 +15,12 @@ export PORT WEB_CONCURRENCY
 VENV_PY = $(VENV)/bin/python
 STAMP = $(VENV)/.installed
 APP = service.app:create_app()
+NODE_TOOLS = .tools/node
+NODE_BIN = $(NODE_TOOLS)/node_modules/.bin
+HAVE_NPM := $(shell command -v npm 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install run test test-compiled fuzz lint bench compile openapi loadtest tournament clean clean-data
+.PHONY: help venv install run test test-compiled fuzz lint lint-openapi node-tools bench compile openapi loadtest tournament clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -47,7 +50,14 @@ run: $(STAMP) ## Serve the API (gunicorn, on PORT, default 8000) and a backgroun
 		--beside '$(VENV_PY) -m service.worker' \
 		-- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
 
+# The browser tests (tests/test_browser.py) drive Debian's Chromium: installed here where
+# apt-get can (as root), quietly; where it cannot, those tests skip and the rest run.
 test: $(STAMP) ## Run the test suite (it starts its own private Redis)
+	@[ -x /usr/bin/chromium ] || ! command -v apt-get >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends chromium) >/dev/null 2>&1 \
+		|| echo "could not install chromium: the browser tests will skip"; }
 	$(VENV_PY) -m pytest
 
 # The mypyc build (`make compile`) lives in build/mypyc, off the import path: `make test`
@@ -62,9 +72,33 @@ FUZZ_EXAMPLES ?= 500
 fuzz: $(STAMP) ## Fuzz the running service against openapi/openapi.json, FUZZ_EXAMPLES=500 per operation
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV_PY) -m pytest tests/test_fuzz.py
 
-lint: $(STAMP) ## Run ruff and mypy
+lint: $(STAMP) ## Run ruff, mypy and, with Node.js and npm, the OpenAPI linters (lint-openapi)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+ifeq ($(HAVE_NPM),)
+	@echo "npm not found: the OpenAPI linters (Redocly, Spectral) did not run; install Node.js 20.19+ with npm to run them"
+else
+	@$(MAKE) --no-print-directory lint-openapi
+endif
+
+# The Node.js tools, at the exact versions of openapi/package-lock.json, in .tools/node
+# (git-ignored; NODE_TOOLS above): the OpenAPI linters, and what tests/test_ts_client.py
+# builds a TypeScript client with (it runs `make node-tools` itself). Installed again
+# when the lock changes.
+$(NODE_TOOLS)/.installed: openapi/package.json openapi/package-lock.json
+	@mkdir -p $(NODE_TOOLS)
+	cp openapi/package.json openapi/package-lock.json $(NODE_TOOLS)/
+	npm ci --prefix $(NODE_TOOLS) --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+node-tools: $(NODE_TOOLS)/.installed ## Install the Node.js tools of openapi/package.json (needs npm) into .tools/node
+
+# Redocly's recommended rules (openapi/redocly.yaml; its telemetry off) and Spectral's
+# spectral:oas (openapi/.spectral.yaml): an error fails, a warning is shown.
+lint-openapi: $(NODE_TOOLS)/.installed ## Lint openapi/openapi.json with Redocly CLI and Spectral
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+		$(NODE_BIN)/redocly lint --config openapi/redocly.yaml openapi/openapi.json
+	$(NODE_BIN)/spectral lint --ruleset openapi/.spectral.yaml openapi/openapi.json
 
 openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	@mkdir -p openapi
@@ -92,8 +126,8 @@ tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2
 # The *.so: extension modules a compiler may have left beside the sources (`make compile`
 # builds in build/mypyc, but mypyc run by hand builds in place, where they would shadow
 # the .py files).
-clean: ## Remove .venv, caches and build artifacts (keeps .run, the dev Redis data)
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+clean: ## Remove .venv, .tools, caches and build artifacts (keeps .run, the dev Redis data)
+	rm -rf $(VENV) .tools build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
 	find service -name '*.so' -delete
 	rm -f *__mypyc*.so
 	find . -path ./.git -prune -o -type d -name __pycache__ -exec rm -rf {} +

@@ -3,9 +3,20 @@
 The app is stateless (every match lives in Redis), so any number of workers and
 replicas can serve any request.  Tunables come from the environment:
 
-    PORT              port to listen on, on all interfaces (default 8000)
-    WEB_CONCURRENCY   worker processes (default 2)
-    GUNICORN_THREADS  threads per worker (default 4)
+    PORT                port to listen on, on all interfaces (default 8000)
+    WEB_CONCURRENCY     worker processes (default 2)
+    GUNICORN_THREADS    threads per worker for ordinary requests (default 4)
+    STREAMS_PER_WORKER  event streams a worker holds at once, each on a thread of its
+                        own besides those (default 200)
+
+Event streams (GET /v1/games/{id}/stream) last minutes to an hour, each holding a thread
+of its worker while it waits for the game's next commit (asleep: no CPU, no GIL). gthread
+workers, rather than gevent's: a computer player's turn (up to BOT_TIME_LIMIT_SECONDS)
+or a hint's search (up to 1 s) is CPU-bound Python; on a gevent worker it stops every
+other request and stream of the worker until it ends, while threads take turns with it
+every few milliseconds (the interpreter's switch interval). A worker refuses streams
+beyond STREAMS_PER_WORKER (503), so GUNICORN_THREADS threads are always left for
+ordinary requests.
 """
 
 import os
@@ -14,7 +25,9 @@ import tempfile
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4")) + int(
+    os.environ.get("STREAMS_PER_WORKER", "200")
+)
 
 # Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads new
 # connections over them. With the one socket they would share, whichever worker was
@@ -91,3 +104,22 @@ def post_worker_init(worker):  # noqa: ARG001 - gunicorn's hook signature
     import gc
 
     gc.freeze()
+    _end_streams_on_sigterm()
+
+
+def _end_streams_on_sigterm():
+    """SIGTERM (a graceful stop) first ends the worker's event streams, each with an
+    `end` event that has its client reconnect elsewhere with Last-Event-ID; else the
+    worker would wait for them the whole graceful_timeout."""
+    import signal
+
+    from service.play import live
+
+    graceful = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum, frame):
+        live.stop_all()
+        if callable(graceful):
+            graceful(signum, frame)
+
+    signal.signal(signal.SIGTERM, stop)

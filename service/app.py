@@ -10,8 +10,9 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
 from . import config as settings
-from .api import bodies, breaker, cors, docs_ui, observability, ratelimit
+from .api import bodies, breaker, cors, docs_ui, observability, play_page, ratelimit
 from .api.json_provider import OrjsonProvider
+from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
 from .play import GameStore, background
@@ -83,6 +84,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         health_check_interval=30,
+        max_connections=app.config["REDIS_MAX_CONNECTIONS"],  # each thread keeps one
         decode_responses=True,
         # A command that fails on a broken connection (Redis restarted, an idle
         # connection dropped) reconnects and goes again, twice at most, then the
@@ -107,9 +109,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     observability.install(app)
     cors.install(app)
     docs_ui.install(app)
+    play_page.install(app)
     bodies.install(app)
     ratelimit.install(app)
-    api = ProblemApi(app)
+    api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
 

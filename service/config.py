@@ -11,6 +11,9 @@ DEFAULT_GAME_TTL_SECONDS = 7 * 24 * 3600
 
 def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
     env = os.environ if environ is None else environ
+    streams_per_worker = int(env.get("STREAMS_PER_WORKER", 200))
+    # A worker's threads (deploy/gunicorn.conf.py): for ordinary requests, and for streams.
+    threads = int(env.get("GUNICORN_THREADS", 4)) + streams_per_worker
     return {
         "REDIS_URL": env.get("REDIS_URL", DEFAULT_REDIS_URL),
         # Keys client-chosen values (Idempotency-Keys) are hashed with; required, the same
@@ -19,6 +22,10 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "GAME_TTL_SECONDS": int(env.get("GAME_TTL_SECONDS", DEFAULT_GAME_TTL_SECONDS)),
         # Requests larger than this are refused with 413 before they are read.
         "MAX_CONTENT_LENGTH": int(env.get("MAX_BODY_BYTES", 64 * 1024)),
+        # The most connections to Redis a worker's pool opens: each of the worker's threads
+        # keeps one (a stream's thread gives its back while it waits), and a few are lent
+        # for one command at a time; past it, a request gets a 503.
+        "REDIS_MAX_CONNECTIONS": int(env.get("REDIS_MAX_CONNECTIONS", threads + 16)),
         # Redis calls give up after this many seconds, and the request gets a 503. A call
         # that timed out is not retried (one that met a broken connection is, twice).
         "REDIS_TIMEOUT_SECONDS": float(env.get("REDIS_TIMEOUT_SECONDS", 0.5)),
@@ -51,4 +58,16 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "CORS_ORIGINS": env.get("CORS_ORIGINS", ""),
         # The expert computer player's search budget per move.
         "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),
+        # Event streams (GET /v1/games/{id}/stream; service/api/resources/games/stream.py):
+        # a keep-alive comment this often while nothing happens (it also rereads the log:
+        # an expired game ends its streams within this long);
+        "STREAM_KEEPALIVE_SECONDS": float(env.get("STREAM_KEEPALIVE_SECONDS", 15.0)),
+        # a stream ends after this long, and its client reconnects with Last-Event-ID;
+        "STREAM_MAX_SECONDS": float(env.get("STREAM_MAX_SECONDS", 3600.0)),
+        # streams open at once per client address, over every instance (0: no limit);
+        "STREAM_LIMIT_PER_ADDRESS": int(env.get("STREAM_LIMIT_PER_ADDRESS", 20)),
+        # streams one worker process holds at once (each holds one of its threads:
+        # deploy/gunicorn.conf.py gives each worker this many besides GUNICORN_THREADS);
+        # beyond, 503 with Retry-After.
+        "STREAMS_PER_WORKER": streams_per_worker,
     }

@@ -54,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         connection=connection,
         maintenance_interval=MAINTENANCE_SECONDS,
     )
-    worker.work(burst=args.burst, logging_level="INFO")
+    # The scheduler queues the turn clocks' jobs when they fall due (one worker at a
+    # time runs it: rq elects it through a lock in Redis).
+    worker.work(burst=args.burst, logging_level="INFO", with_scheduler=True)
     return 0
 
 

@@ -42,6 +42,9 @@ DEFAULT_ENV = {
     "EXPERT_BUDGET_MS": "5",
     "REDIS_TIMEOUT_SECONDS": "1",
     "SERVER_SECRET": "live-tests-secret-0123456789abcdefghijklmnop",
+    # Event streams end after a second unless a test says otherwise: a client that reads
+    # a whole answer (the fuzz tests) gets one; a browser's EventSource reconnects.
+    "STREAM_MAX_SECONDS": "1",
 }
 
 

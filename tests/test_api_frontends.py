@@ -133,3 +133,23 @@ def test_the_documentation_pages_load_nothing_from_elsewhere(table: Table, page:
         assert answer.status_code == 200, asset
         assert answer.mimetype in ("text/javascript", "application/javascript", "text/css")
         answer.close()
+
+
+def test_every_answer_numbers_its_events_as_the_log_does(table: Table) -> None:
+    """A client that applies the events of its answers and of the log never applies one
+    twice: each carries its `seq`, and the view says up to where it goes."""
+    created = table.create(seats=[{"name": "Ann"}, {"name": "CPU", "bot": "greedy"}], seed=9)
+    log = table.client.get(table.url("/events")).get_json()["events"]
+    assert created["state"]["seq"] == len(log) - 1
+    assert created["events"] == log[len(log) - len(created["events"]) :]
+    for _ in range(6):
+        turn = table.view()["turn"]
+        if turn is None:
+            break
+        move = table.legal_moves(turn)[0]
+        answer = table.move(turn, move["card"], move["capture"]).get_json()
+        after = answer["state"]["seq"] - len(answer["events"])
+        log = table.client.get(table.url("/events"), headers=table.auth(0)).get_json()["events"]
+        assert answer["state"]["seq"] == len(log) - 1
+        assert answer["events"] == log[after + 1 :]
+        assert log[after]["type"] == "move" and log[after]["card"] == answer["move"]["card"]

@@ -313,11 +313,12 @@ def test_what_is_stored(table: Table, store: redis.Redis) -> None:
     )
     assert key_for(table.game_id) == f"scopa:game:{{{table.game_id}}}"
     stored = store.hgetall(key_for(table.game_id))
-    assert set(stored) == {"v", "s", "w"}
+    assert set(stored) == {"v", "s", "w", "n"}
     assert stored["v"] == "2"
     events = store.lrange(events_key_for(table.game_id), 0, -1)
     log = table.client.get(table.url("/events")).get_json()["events"]
-    assert len(events) == len(log)
+    assert len(events) == len(log) == int(stored["n"])
+    assert table.view()["seq"] == len(log) - 1
     everything = stored["s"] + "".join(events)
     for token in table.tokens:
         assert token not in everything
@@ -401,3 +402,16 @@ def test_a_write_whose_reply_was_lost_is_not_refused_when_retried(redis_url: str
     with pytest.raises(VersionConflictError):
         store.commit(play.move(second, seat, other.card, other.captured, BotSettings()))
     store.close()
+
+
+def test_a_game_stored_before_the_log_length_was_kept_reads_it_from_the_log(
+    table: Table, store: redis.Redis
+) -> None:
+    table.create(seed=4)
+    store.hdel(key_for(table.game_id), "n")  # as a game committed by an earlier version
+    log = table.client.get(table.url("/events")).get_json()["events"]
+    assert table.view()["seq"] == len(log) - 1
+    play_one(table)
+    assert int(store.hget(key_for(table.game_id), "n")) == len(
+        table.client.get(table.url("/events")).get_json()["events"]
+    )

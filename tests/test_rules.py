@@ -1165,8 +1165,10 @@ class TestStates:
     """Status and EventKind are the strings they stand for, in events, views and storage."""
 
     def test_the_strings(self) -> None:
-        assert [s.value for s in Status] == ["playing", "finished"]
+        assert [s.value for s in Status] == ["waiting", "playing", "finished"]
         assert [k.value for k in EventKind] == [
+            "seat_joined",
+            "seat_left",
             "match_started",
             "redeal",
             "deal",
@@ -1174,6 +1176,7 @@ class TestStates:
             "move",
             "hand_over",
             "match_over",
+            "rematch",
         ]
 
     def test_events_serialize_as_plain_strings(self) -> None:

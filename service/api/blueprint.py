@@ -19,7 +19,8 @@ import flask_smorest
 import marshmallow as ma
 from webargs.flaskparser import FlaskParser
 
-from .problems import Problem, ProblemType, error_responses
+from . import examples
+from .problems import PROBLEM_JSON, Problem, ProblemType, error_responses
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,10 +70,36 @@ class Blueprint(flask_smorest.Blueprint):
         its problem answers, ``{status: when it happens}`` (and the rate limit's 429
         unless the operation is never limited), its other answers (``responses``, OpenAPI
         response objects by status) and any other OpenAPI fields of the operation
-        (``parameters``; ``security``, none unless given)."""
-        documented = {**(responses or {}), **error_responses(errors, limited=limited)}
+        (``parameters``; ``security``, none unless given). The examples of its body and
+        answers are those of :mod:`.examples`."""
+        # By status: the problems' (and ``responses``') as strings; the examples of success
+        # answers as the int the route's response decorator was given, so that
+        # flask-smorest merges each into the answer it documents from the schema.
+        documented: dict[Any, Any] = {
+            **(responses or {}),
+            **error_responses(errors, limited=limited),
+        }
+        for status, example in examples.ANSWERS.get(operation_id, {}).items():
+            if status < 400:
+                documented[status] = _with_example({}, "application/json", example)
+            elif str(status) in documented:
+                documented[str(status)] = _with_example(
+                    documented[str(status)], PROBLEM_JSON, example
+                )
+            else:
+                raise ValueError(f"{operation_id}: an example of an undocumented {status}")
+        if operation_id in examples.REQUESTS:
+            doc["requestBody"] = _with_example(
+                {}, "application/json", examples.REQUESTS[operation_id]
+            )
         doc.setdefault("security", [])
-        decorate: Callable[[F], F] = self.doc(
-            operationId=operation_id, responses=documented, **doc
-        )
+        decorate: Callable[[F], F] = self.doc(operationId=operation_id, responses=documented, **doc)
         return decorate
+
+
+def _with_example(response: Mapping[str, Any], media_type: str, example: Any) -> dict[str, Any]:
+    """``response`` (or a request body) with ``example`` for ``media_type``; flask-smorest
+    merges it into what it documents from the schemas."""
+    content = dict(response.get("content") or {})
+    content[media_type] = {**content.get(media_type, {}), "example": example}
+    return {**response, "content": content}

@@ -33,9 +33,9 @@ def bot_settings() -> BotSettings:
 
 def hand_bots_to_workers(game: Game) -> None:
     """Queue a background job for ``game`` if a computer player still has the turn
-    after a request's allowance. The game is committed already: if the queue cannot be
-    reached, the request still succeeds, and ``POST /v1/games/{id}/bots`` starts them
-    again later."""
+    after a request's allowance, or for when the turn clock of the person to play runs
+    out. The game is committed already: if the queue cannot be reached, the request
+    still succeeds, and ``POST /v1/games/{id}/bots`` plays the moves due later."""
     queue: rq.Queue = current_app.extensions["scopa_bot_queue"]
     try:
         schedule(queue, game)

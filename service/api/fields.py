@@ -1,34 +1,95 @@
 """The fields every resource's schemas are made of: cards, strict integers and booleans,
 printable text, the variant and its rule options. Every field is documented, because
-the OpenAPI contract in ``openapi/openapi.json`` is generated from the schemas."""
+the OpenAPI contract in ``openapi/openapi.json`` is generated from the schemas.
+
+A set of values the API uses in many places (the cards, the bot levels, the variants) is
+an :class:`Enumeration`: the spec describes it once, as a named schema in its components,
+and every :class:`Enumerated` field refers to it (service/api/openapi.py)."""
 
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..bots import BOT_LEVELS
 from ..engine import DECK, VARIANTS, Rules, get_variant
 from ..engine.rules import OPTIONS, Option
 
 CARD_CODES = [card.code for card in DECK]
 
 
-def Card(**kwargs: Any) -> fields.String:  # noqa: N802 - a field factory, used like a class
+@dataclass(frozen=True)
+class Enumeration:
+    """A set of strings the spec names once (``name``, in its components) and refers to
+    wherever a field takes one of them."""
+
+    name: str
+    values: tuple[str, ...]
+    description: str
+    #: The value the spec shows as an example (default: the first).
+    example: str | None = None
+    #: The message of a value that is not one of them (``{input}``: the value).
+    error: str = "Must be one of: {choices}."
+
+    def schema(self) -> dict[str, Any]:
+        """The named schema: a string enum, described, with an example."""
+        return {
+            "type": "string",
+            "enum": list(self.values),
+            "description": self.description,
+            "examples": [self.example or self.values[0]],
+        }
+
+
+class Enumerated(fields.String):
+    """A string that must be one of an enumeration's values; in the spec, a reference to
+    the enumeration's named schema (with the field's own description beside it)."""
+
+    def __init__(self, enumeration: Enumeration, **kwargs: Any) -> None:
+        self.enumeration = enumeration
+        check = validate.OneOf(enumeration.values, error=enumeration.error)
+        super().__init__(validate=check, **kwargs)
+
+
+CARD = Enumeration(
+    "Card",
+    tuple(CARD_CODES),
+    "A card (docs/rules.md R1): its value 1-10 (ace 1, Fante 8, Cavallo 9, Re 10) then its "
+    "suit: `D` Denari (coins), `C` Coppe (cups), `S` Spade (swords), `B` Bastoni (clubs). "
+    "`7D` is the settebello.",
+    example="7D",
+    error="{input!r} is not a card code such as '7D'.",
+)
+BOT_LEVEL = Enumeration(
+    "BotLevel",
+    tuple(BOT_LEVELS),
+    "A computer player's level: `random` (any legal move), `greedy` (the best capture now, "
+    "else the least useful card) or `expert` (a search over the hidden cards it cannot see).",
+)
+VARIANT = Enumeration(
+    "Variant",
+    tuple(VARIANTS),
+    "A game the service plays (docs/rules.md R10); `GET /v1/variants` describes each: "
+    + ", ".join(f"`{v.name}` ({v.title})" for v in VARIANTS.values())
+    + ".",
+)
+
+
+def Card(**kwargs: Any) -> Enumerated:  # noqa: N802 - a field factory, used like a class
     """A card code (docs/rules.md R1): value 1-10 then suit D, C, S or B."""
-    metadata = {"description": "A card: its value 1-10 then its suit letter, as in `7D`."}
-    metadata.update(kwargs.pop("metadata", {}))
-    return fields.String(
-        validate=validate.OneOf(CARD_CODES, error="{input!r} is not a card code such as '7D'."),
-        metadata=metadata,
-        **kwargs,
-    )
+    return Enumerated(CARD, **kwargs)
 
 
 def Cards(description: str, **kwargs: Any) -> fields.List:  # noqa: N802
     return fields.List(Card(), metadata={"description": description}, **kwargs)
+
+
+def BotLevel(**kwargs: Any) -> Enumerated:  # noqa: N802
+    return Enumerated(BOT_LEVEL, **kwargs)
 
 
 class StrictInteger(fields.Integer):
@@ -80,12 +141,14 @@ def printable(value: str) -> bool:
     return True
 
 
-def Variant(description: str = "The game whose rules apply.") -> fields.String:  # noqa: N802
-    return fields.String(
-        load_default="scopa",
-        validate=validate.OneOf(sorted(VARIANTS)),
-        metadata={"description": description},
-    )
+def Variant(description: str = "The game whose rules apply.") -> Enumerated:  # noqa: N802
+    """The ``variant`` of a request: classic Scopa when left out."""
+    return Enumerated(VARIANT, load_default="scopa", metadata={"description": description})
+
+
+def VariantName(**kwargs: Any) -> Enumerated:  # noqa: N802
+    """The variant of an answer."""
+    return Enumerated(VARIANT, **kwargs)
 
 
 class StrictSchema(ma.Schema):

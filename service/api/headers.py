@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import marshmallow as ma
 from flask import Response, request
 
 from ..play import Answer, IdempotentRequest
@@ -70,8 +71,7 @@ def if_match_versions() -> frozenset[int] | None:
             raise Problem(
                 412,
                 ProblemType.VERSION_MISMATCH,
-                f'If-Match must list game versions as sent in ETag (such as "3"), not '
-                f"{header!r}.",
+                f'If-Match must list game versions as sent in ETag (such as "3"), not {header!r}.',
             )
         if not tag.group(1):
             versions.add(int(tag.group(2)))
@@ -86,6 +86,17 @@ IF_NONE_MATCH = {
     "is 304 with no body: poll cheaply.",
     "schema": {"type": "string"},
 }
+
+
+class IfNoneMatchSchema(ma.Schema):
+    """If-None-Match, for an operation whose query parameters come from a schema too
+    (read by :func:`not_modified`; this only documents it)."""
+
+    if_none_match = ma.fields.String(
+        data_key="If-None-Match", metadata={"description": IF_NONE_MATCH["description"]}
+    )
+
+
 NOT_MODIFIED = {
     "304": {
         "description": "Nothing changed since the ETag sent in If-None-Match.",
@@ -128,8 +139,7 @@ def idempotency_key(shortest: int = 1) -> str | None:
         raise Problem(
             422,
             ProblemType.VALIDATION,
-            f"{IDEMPOTENCY_KEY} must be {shortest} to 255 visible ASCII characters: use a "
-            "UUID.",
+            f"{IDEMPOTENCY_KEY} must be {shortest} to 255 visible ASCII characters: use a UUID.",
             errors={IDEMPOTENCY_KEY: ["Not a valid key."]},
         )
     return key
@@ -146,6 +156,15 @@ def creation_request(body: Any) -> IdempotentRequest | None:
     if key is None:
         return None
     return IdempotentRequest.of(server_secret(), "create", key, operation(), body)
+
+
+def join_request(body: Any) -> IdempotentRequest | None:
+    """A join's idempotent request, if it carries an Idempotency-Key (its answer holds a
+    token: the key must be as long as a creation's)."""
+    key = idempotency_key(MIN_CREATION_KEY_LENGTH)
+    if key is None:
+        return None
+    return IdempotentRequest.of(server_secret(), "join", key, operation(), body)
 
 
 def move_request(seat: int, body: Any) -> IdempotentRequest | None:

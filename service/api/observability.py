@@ -136,6 +136,8 @@ def count_step(step: Step) -> None:
     """Count the matches started, the moves and the matches finished of a step just
     committed."""
     game = step.game
+    if game.match is None:  # a lobby's step: people taking and leaving seats
+        return
     variant = game.match.variant.name
     for event in step.events:
         kind = event["type"]

@@ -32,12 +32,18 @@ from ..engine import (
 from ..play import (
     GameNotFoundError,
     IdempotencyKeyReusedError,
+    MatchNotOverError,
+    MatchStartedError,
     NoBotToMoveError,
+    NoOpenSeatError,
+    NotStartedError,
     StaleVersionError,
     VersionConflictError,
+    WrongJoinCodeError,
 )
 from .breaker import StorageUnavailableError
 from .breaker import breaker as current_breaker
+from .fields import Card, Enumerated, Enumeration
 from .observability import REDIS_ERRORS
 from .responses import ResponseSchema
 
@@ -56,6 +62,11 @@ class ProblemType(StrEnum):
     GAME_NOT_FOUND = "/problems/game-not-found"
     NOT_YOUR_TURN = "/problems/not-your-turn"
     MATCH_OVER = "/problems/match-over"
+    MATCH_NOT_STARTED = "/problems/match-not-started"
+    MATCH_STARTED = "/problems/match-started"
+    MATCH_NOT_OVER = "/problems/match-not-over"
+    NO_OPEN_SEAT = "/problems/no-open-seat"
+    WRONG_JOIN_CODE = "/problems/wrong-join-code"
     CONFLICT = "/problems/conflict"
     VERSION_MISMATCH = "/problems/version-mismatch"
     ILLEGAL_MOVE = "/problems/illegal-move"
@@ -94,6 +105,26 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
         "The move came from a seat that is not the seat to play.",
     ),
     ProblemType.MATCH_OVER: ("Match over", "The match has finished: no more moves."),
+    ProblemType.MATCH_NOT_STARTED: (
+        "Match not started",
+        "The match waits for people to take its open seats: nothing is dealt yet.",
+    ),
+    ProblemType.MATCH_STARTED: (
+        "Match started",
+        "A seat can leave only before the match starts.",
+    ),
+    ProblemType.MATCH_NOT_OVER: (
+        "Match not over",
+        "A rematch follows a finished match; this one is still being played.",
+    ),
+    ProblemType.NO_OPEN_SEAT: (
+        "No open seat",
+        "Every seat is taken (or the one asked for is), or the match has started.",
+    ),
+    ProblemType.WRONG_JOIN_CODE: (
+        "Wrong join code",
+        "The join code is not this game's: ask whoever created it for the code.",
+    ),
     ProblemType.CONFLICT: (
         "Conflicting move",
         "Another move was stored first; reload the game and retry.",
@@ -135,20 +166,22 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
 }
 
 
+PROBLEM_TYPE = Enumeration(
+    "ProblemType",
+    tuple(t.value for t in ProblemType),
+    "The kind of problem (a problem's `type`): "
+    + "; ".join(f"`{t.value}`: {MEANINGS[t][1]}" for t in ProblemType),
+    example=ProblemType.ILLEGAL_MOVE.value,
+)
+
+
 class ProblemSchema(ResponseSchema):
     """An RFC 9457 problem details object."""
 
     #: Present only with the problems they belong to.
     optional = frozenset({"errors", "legal_captures", "current_version"})
 
-    type = ma.fields.String(
-        required=True,
-        metadata={
-            "enum": [t.value for t in ProblemType],
-            "description": "The kind of problem: "
-            + "; ".join(f"`{t.value}`: {MEANINGS[t][1]}" for t in ProblemType),
-        },
-    )
+    type = Enumerated(PROBLEM_TYPE, metadata={"description": "The kind of problem."})
     title = ma.fields.String(required=True, metadata={"description": "Short summary of the type."})
     status = ma.fields.Integer(required=True, metadata={"description": "The HTTP status code."})
     detail = ma.fields.String(
@@ -159,7 +192,7 @@ class ProblemSchema(ResponseSchema):
         metadata={"description": "Validation errors by field name (validation problems)."},
     )
     legal_captures = ma.fields.List(
-        ma.fields.List(ma.fields.String()),
+        ma.fields.List(Card()),
         metadata={
             "description": "Illegal or ambiguous moves: the captures the card played may "
             "make, each a list of table cards (an empty list lays the card)."
@@ -269,6 +302,31 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
     MatchOverError: lambda e: Problem(
         409, ProblemType.MATCH_OVER, "The match has finished: no more moves."
     ),
+    NotStartedError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_NOT_STARTED,
+        "The match waits for people to take its open seats: nothing is dealt yet, so "
+        "there is no move, hint or score to give. Follow the game until its status is "
+        "'playing'.",
+    ),
+    NoOpenSeatError: lambda e: Problem(
+        409, ProblemType.NO_OPEN_SEAT, f"No seat to take here: {e}."
+    ),
+    WrongJoinCodeError: lambda e: Problem(
+        403,
+        ProblemType.WRONG_JOIN_CODE,
+        "This is not the game's join code: ask whoever created the game for it.",
+    ),
+    MatchStartedError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_STARTED,
+        "The match has started: a seat can leave only while the game waits for people.",
+    ),
+    MatchNotOverError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_NOT_OVER,
+        "A rematch follows a finished match, and this one is still being played.",
+    ),
     InvalidSetupError: lambda e: Problem(422, ProblemType.INVALID_SETUP, str(e)),
     ScopaError: lambda e: Problem(422, ProblemType.VALIDATION, str(e)),
     GameNotFoundError: lambda e: Problem(
@@ -286,7 +344,8 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
     NoBotToMoveError: lambda e: Problem(
         409,
         ProblemType.NOT_YOUR_TURN,
-        "The seat to play is a person's, or the match is over: no computer player is to move.",
+        "No move is due: the seat to play is a person's whose time has not run out, or "
+        "the match is not being played.",
     ),
     IdempotencyKeyReusedError: lambda e: Problem(
         422,
@@ -351,6 +410,9 @@ class ProblemApi(Api):
 
     def init_app(self, app: Flask, *, spec_kwargs: dict[str, Any] | None = None) -> None:
         super().init_app(app, spec_kwargs=spec_kwargs)
+        # flask-smorest registers the schema of its pagination header, for paginated
+        # answers; no answer is paginated, and the spec would list it unused.
+        self.spec.components.schemas.pop("PaginationMetadata", None)
         app.register_error_handler(Exception, lambda error: problem_of(error).response())
 
     def handle_http_exception(self, error: HTTPException) -> Response:

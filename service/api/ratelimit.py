@@ -30,7 +30,7 @@ from .seats import parse_bearer
 PREFIX = "scopa:rate:"
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
 UNLIMITED_PATHS = frozenset(
-    {"/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/redoc"}
+    {"/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/redoc", "/play"}
 )
 
 
@@ -68,13 +68,14 @@ ENDPOINT_QUOTAS = {
 }
 
 
-#: Every setting that holds a limit (0 turns it off).
+#: Every setting that holds a limit (0 turns it off); the last, streams open at once
+#: (service/api/resources/games/stream.py).
 LIMIT_SETTINGS = tuple(
     setting
     for quota in QUOTAS.values()
     for setting in (quota.per_address_setting, quota.per_token_setting)
     if setting is not None
-)
+) + ("STREAM_LIMIT_PER_ADDRESS",)
 
 
 def install(app: Flask) -> None:

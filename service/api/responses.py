@@ -38,6 +38,10 @@ def _convert(kind: type) -> Dumper:
 
 def field_dumper(field: fields.Field) -> Dumper | None:
     """How ``field`` dumps a (present) value; None when it passes the value as it is."""
+    if isinstance(field, TaggedUnion):
+        members = {tag: schema_dumper(schema) for tag, schema in field.members.items()}
+        key = field.key
+        return lambda value: None if value is None else members[value[key]](value)
     if isinstance(field, fields.Nested):
         nested = schema_dumper(field.schema)
         if field.many:
@@ -89,6 +93,35 @@ def schema_dumper(schema: ma.Schema) -> Dumper:
         return out
 
     return dump
+
+
+class TaggedUnion(fields.Field):
+    """A value that is one of several response schemas, the one its ``key`` names: in
+    the spec, a named ``oneOf`` of them with a ``discriminator`` on ``key``
+    (service/api/openapi.py). A value whose ``key`` names none of them fails to dump
+    (a KeyError): a union lists every kind of value it is given."""
+
+    def __init__(
+        self,
+        component: str,
+        key: str,
+        members: Mapping[str, ResponseSchema],
+        *,
+        description: str,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        #: The name of the union in the spec's components, and what it is.
+        self.component = component
+        self.description = description
+        self.key = key
+        #: The schema of each value of ``key``.
+        self.members = dict(members)
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
+        if value is None:
+            return None
+        return self.members[value[self.key]].dump(value)
 
 
 class ResponseSchema(ma.Schema):

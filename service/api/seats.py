@@ -12,7 +12,10 @@ from .problems import Problem, ProblemType
 SEAT_AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
 OPTIONAL_SEAT_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
 #: The 401 of operations that read a token.
-BAD_TOKEN = {401: "The bearer token is missing, malformed, or not a seat of this game."}
+BAD_TOKEN = {
+    401: "The bearer token is missing, malformed, or not a seat of this game (a game "
+    "created with `spectators: false` shows nothing without one)."
+}
 
 
 def parse_bearer(header: str | None) -> str | None:
@@ -39,8 +42,14 @@ def bearer_token() -> str | None:
 
 
 def seat_of(game: Game, *, required: bool) -> int | None:
-    """The seat of the request's token; None for a spectator when a token is not required."""
+    """The seat of the request's token; None for a spectator when a token is not required
+    and the game has spectators (``spectators: false`` at creation: every view needs a
+    seat's token)."""
     token = bearer_token()
+    if token is None and not game.spectators:
+        raise _unauthorized(
+            "This game has no spectators: send a seat's token as 'Authorization: Bearer <token>'."
+        )
     if token is None and not required:
         return None
     try:

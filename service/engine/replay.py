@@ -33,6 +33,9 @@ class ReplayError(ValueError):
 
 
 #: What the engine may raise when a malformed log makes it deal or play nonsense.
+#: The events of a game's log that the service's lobby adds around the match.
+LOBBY_EVENTS = frozenset({EventKind.SEAT_JOINED, EventKind.SEAT_LEFT, EventKind.REMATCH})
+
 _MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, ScopaError)
 
 
@@ -42,7 +45,10 @@ def replay(events: Sequence[Event]) -> Match:
     Its ``seed`` is None (the log does not hold it), and the cards still in its stock,
     in an order of the replay's choosing. Raises :class:`ReplayError` when a move is
     illegal, or when the engine, dealing and playing as the log says, does not produce
-    exactly the logged events."""
+    exactly the logged events. The lobby's events around the match (seats taken and
+    left before it, the rematch after it) are not the match's, and are passed over, as
+    is the mark of a move played for a seat whose time ran out."""
+    events = [_of_the_match(e) for e in events if not _of_the_lobby(e)]
     if not events or events[0].get("type") != EventKind.MATCH_STARTED:
         raise ReplayError("the log must start with a match_started event")
     start = events[0]
@@ -118,6 +124,19 @@ def replay(events: Sequence[Event]) -> Match:
             ) from None
         _same(events, produced, index)
     return Match.from_dict(match.to_dict())
+
+
+def _of_the_lobby(event: Event) -> bool:
+    kind = event.get("type")
+    return isinstance(kind, str) and kind in LOBBY_EVENTS
+
+
+def _of_the_match(event: Event) -> Event:
+    """``event`` without the service's note that a move was played for a seat whose
+    time ran out (``timeout``): the move is the match's, the reason for it is not."""
+    if event.get("type") == EventKind.MOVE and "timeout" in event:
+        return {k: v for k, v in event.items() if k != "timeout"}
+    return event
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:

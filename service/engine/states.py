@@ -16,12 +16,22 @@ __all__ = ["EventKind", "Status"]
 class Status(StrEnum):
     """Where a match stands (docs/rules.md R8)."""
 
+    #: Waiting for people to take its open seats: nothing is dealt yet (a match the
+    #: engine sets up starts playing at once; the service's lobby is what waits).
+    WAITING = "waiting"
     PLAYING = "playing"
     FINISHED = "finished"
 
 
 class EventKind(StrEnum):
-    """The ``"type"`` of each event a match emits, in the order they first occur."""
+    """The ``"type"`` of each event of a game's log: the lobby's (a seat taken or left
+    before the match starts, the next match after it), then what the match emits, in the
+    order they first occur."""
+
+    #: A person took an open seat (before the match starts).
+    SEAT_JOINED = "seat_joined"
+    #: A person left a seat before the match started: it is open again.
+    SEAT_LEFT = "seat_left"
 
     #: The seats, teams, target and rules of a new match.
     MATCH_STARTED = "match_started"
@@ -37,3 +47,5 @@ class EventKind(StrEnum):
     HAND_OVER = "hand_over"
     #: A side won (R8, R9 napoleone).
     MATCH_OVER = "match_over"
+    #: After the match: a seat asked for the next one, and this is its game id.
+    REMATCH = "rematch"

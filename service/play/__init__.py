@@ -1,33 +1,56 @@
 """Games as the service keeps them, between the engine and the HTTP layer: no Flask here.
 
 - :mod:`.game`: a stored game (the match, its seats, its version) and seat tokens;
-- :mod:`.steps`: pure steps (create, move, let the computer players move), no I/O;
+- :mod:`.steps`: pure steps (create, join, leave, move, let the computer players move,
+  rematch), no I/O;
 - :mod:`.store`: Redis, and :meth:`GameStore.commit`, the one place a step is stored;
 - :mod:`.idempotency`: Idempotency-Key, kept with the commit it answers.
 """
 
-from .game import Game, UnauthorizedError, hash_token
+from .game import Game, Lobby, NotStartedError, UnauthorizedError, hash_token
 from .idempotency import Answer, IdempotencyKeyReusedError, IdempotentRequest
 from .steps import (
+    MAX_CLOCK_SECONDS,
+    MIN_CLOCK_SECONDS,
     BotSettings,
     Creation,
+    Joining,
+    MatchNotOverError,
+    MatchStartedError,
     NoBotToMoveError,
+    NoOpenSeatError,
     Setup,
     StaleVersionError,
     Step,
+    WrongJoinCodeError,
     bots_move,
     create,
+    join,
+    join_code,
+    leave,
+    link_rematch,
     move,
     new_game_id,
+    rematch,
+    rematch_token,
 )
 from .store import GameNotFoundError, GameStore, VersionConflictError
 
 __all__ = [
+    "MAX_CLOCK_SECONDS",
+    "MIN_CLOCK_SECONDS",
     "Answer",
     "BotSettings",
     "Creation",
     "Game",
     "GameNotFoundError",
+    "Joining",
+    "Lobby",
+    "MatchNotOverError",
+    "MatchStartedError",
+    "NoOpenSeatError",
+    "NotStartedError",
+    "WrongJoinCodeError",
     "GameStore",
     "IdempotencyKeyReusedError",
     "IdempotentRequest",
@@ -40,6 +63,12 @@ __all__ = [
     "bots_move",
     "create",
     "hash_token",
+    "join",
+    "join_code",
+    "leave",
+    "link_rematch",
     "move",
     "new_game_id",
+    "rematch",
+    "rematch_token",
 ]

@@ -20,6 +20,8 @@ import logging
 import os
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 import redis
 import rq
@@ -29,6 +31,9 @@ from .steps import BotSettings, bots_move
 from .store import GameNotFoundError, GameStore, VersionConflictError
 
 QUEUE_NAME = "scopa-bots"
+#: A clock's job that starts this much before the turn's deadline (the machines' clocks
+#: differ) waits for it.
+CLOCK_SKEW_SECONDS = 2.0
 #: How often a job is tried again when it fails (Redis away, a work-horse killed).
 RETRIES = 5
 log = logging.getLogger(__name__)
@@ -80,23 +85,39 @@ def queue_for(connection: redis.Redis) -> rq.Queue:
 
 
 def schedule(queue: rq.Queue, game: Game) -> None:
-    """Queue a job for ``game``'s computer players, if one of them is to move."""
+    """Queue a job for ``game``'s computer players, if one of them is to move; or, if
+    the person to play is on the clock, one for when their time runs out (rq's
+    scheduler, which every worker runs, queues it then). A person who moves first
+    makes that job find nothing overdue."""
+    options: dict[str, Any] = {
+        "retry": rq.Retry(max=RETRIES),
+        "result_ttl": 0,
+        "failure_ttl": 24 * 3600,
+    }
     if game.bot_to_move:
         queue.enqueue(
             advance,
             game.id,
             job_id=f"{game.id}-{game.version}",
-            retry=rq.Retry(max=RETRIES),
-            result_ttl=0,
-            failure_ttl=24 * 3600,
             description=f"computer players of game {game.id}",
+            **options,
+        )
+    elif game.deadline is not None:
+        queue.enqueue_at(
+            datetime.fromtimestamp(game.deadline, UTC),
+            advance,
+            game.id,
+            job_id=f"{game.id}-{game.version}-clock",
+            description=f"the clock of game {game.id}",
+            **options,
         )
 
 
 def advance(game_id: str) -> int:
     """Play ``game_id``'s computer players, move by move, each committed on its own,
-    for one slice of time; queue a follow-up if they still have the turn then.
-    Returns the moves committed."""
+    for one slice of time (and a move for a person whose time ran out); queue a
+    follow-up if they still have the turn then, or the clock's job if a person is on
+    the clock. Returns the moves committed."""
     assert _settings is not None
     store = _game_store()
     deadline = time.monotonic() + _settings.slice_seconds
@@ -108,8 +129,11 @@ def advance(game_id: str) -> int:
                 game = store.load(game_id)
             except GameNotFoundError:
                 return committed  # expired, or never committed
-        if not game.bot_to_move:
-            return committed
+        early = (game.deadline or 0.0) - time.time()
+        if not game.bot_to_move and 0 < early <= CLOCK_SKEW_SECONDS:
+            time.sleep(early)  # this machine's clock is behind the one that set it
+        if not (game.bot_to_move or game.overdue(time.time())):
+            break
         step = bots_move(game, _settings.bots, most=1)
         try:
             store.commit(step)
@@ -120,9 +144,7 @@ def advance(game_id: str) -> int:
         game = step.game  # what was just committed: no need to read it back
     if game is None:
         game = store.load(game_id)
-    if game.bot_to_move:
-        current = rq.get_current_job()
-        connection = current.connection if current is not None else None
-        if connection is not None:
-            schedule(queue_for(connection), game)
+    current = rq.get_current_job()
+    if committed and current is not None:  # else the request that made this turn did
+        schedule(queue_for(current.connection), game)
     return committed

@@ -1,5 +1,8 @@
 """A game as the service keeps it: the match, who sits where (a person with a secret
-token, or a computer player), and the version every write moves on by one."""
+token, or a computer player), and the version every write moves on by one.
+
+A game created with open seats waits in a :class:`Lobby` until people take them: its
+match is set up and dealt only then, so no card exists before every seat is taken."""
 
 from __future__ import annotations
 
@@ -15,6 +18,32 @@ class UnauthorizedError(PermissionError):
     """The token is missing, or it is not one of this game's seat tokens."""
 
 
+class NotStartedError(RuntimeError):
+    """The match waits for people to take its open seats: nothing is dealt yet."""
+
+
+@dataclass(frozen=True)
+class Lobby:
+    """A game waiting for people: its seats so far, and how its match is set up once
+    every seat is taken."""
+
+    #: ``Match.new``'s arguments but the names, as JSON (``Setup.to_dict``).
+    setup: dict[str, Any]
+    #: Each seat's name; None while the seat is open.
+    names: tuple[str | None, ...]
+
+    @property
+    def open_seats(self) -> list[int]:
+        return [seat for seat, name in enumerate(self.names) if name is None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"setup": self.setup, "names": list(self.names)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Lobby:
+        return cls(data["setup"], tuple(data["names"]))
+
+
 def hash_token(token: str) -> str:
     """Seat tokens are kept only as SHA-256 hashes."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
@@ -28,11 +57,41 @@ class Game:
     id: str
     #: 1 once created; every write adds one.
     version: int
-    match: Match
+    #: None while the game waits in its lobby for people (see :attr:`playing`).
+    match: Match | None
     #: Each seat's computer player level, or None for a person.
     bots: tuple[str | None, ...]
-    #: Each person's token hash (None for a computer player's seat).
+    #: Each person's token hash (None for a computer player's seat, and an open one).
     token_hashes: tuple[str | None, ...]
+    #: The open seats and the match's setup, until every seat is taken; then None.
+    lobby: Lobby | None = None
+    #: False: every view of the game needs a seat's token.
+    spectators: bool = True
+    #: The game this one is the rematch of, and the rematch of this one, if any.
+    previous: str | None = None
+    next: str | None = None
+    #: Seconds a person has for each move, if the match has a clock; and when the turn
+    #: of the person to play now runs out (UNIX time), if it does.
+    clock: int | None = None
+    deadline: float | None = None
+    #: How many events the game's log holds at this version (the store keeps it beside
+    #: the state; each step adds its events).
+    logged: int = 0
+
+    @property
+    def playing(self) -> Match:
+        """The match; NotStartedError while the game waits for people."""
+        if self.match is None:
+            raise NotStartedError(self.id)
+        return self.match
+
+    def overdue(self, now: float) -> bool:
+        """The person to play has let their time run out."""
+        return self.deadline is not None and now >= self.deadline
+
+    @property
+    def status(self) -> Status:
+        return Status.WAITING if self.match is None else self.match.status
 
     def seat_of(self, token: str | None) -> int:
         """The seat ``token`` belongs to; raises UnauthorizedError. Constant-time compares."""
@@ -50,8 +109,10 @@ class Game:
     @property
     def bot_to_move(self) -> bool:
         """The match goes on and the seat to play is a computer player's."""
-        turn = self.match.turn
-        return self.match.status is Status.PLAYING and turn is not None and bool(self.bots[turn])
+        match = self.match
+        if match is None or match.status is not Status.PLAYING or match.turn is None:
+            return False
+        return bool(self.bots[match.turn])
 
     def next_version(self) -> Game:
         """This game as the next write stores it (its match as it is now)."""
@@ -61,18 +122,40 @@ class Game:
 
     def to_state(self) -> dict[str, Any]:
         """What the store keeps under the game's id, hidden cards and token hashes included."""
-        return {
-            "match": self.match.to_dict(),
+        state: dict[str, Any] = {
+            "match": None if self.match is None else self.match.to_dict(),
             "tokens": list(self.token_hashes),
             "bots": list(self.bots),
         }
+        # Only what differs from a plain game: a game stored before lobbies existed
+        # loads and stores again as it was.
+        if self.lobby is not None:
+            state["lobby"] = self.lobby.to_dict()
+        if not self.spectators:
+            state["spectators"] = False
+        if self.previous is not None:
+            state["previous"] = self.previous
+        if self.next is not None:
+            state["next"] = self.next
+        if self.clock is not None:
+            state["clock"] = self.clock
+            state["deadline"] = self.deadline
+        return state
 
     @classmethod
-    def from_state(cls, game_id: str, version: int, state: dict[str, Any]) -> Game:
+    def from_state(cls, game_id: str, version: int, state: dict[str, Any], logged: int = 0) -> Game:
+        lobby = state.get("lobby")
         return cls(
             id=game_id,
             version=version,
-            match=Match.from_dict(state["match"]),
+            match=None if state["match"] is None else Match.from_dict(state["match"]),
             bots=tuple(state["bots"]),
             token_hashes=tuple(state["tokens"]),
+            lobby=None if lobby is None else Lobby.from_dict(lobby),
+            spectators=state.get("spectators", True),
+            previous=state.get("previous"),
+            next=state.get("next"),
+            clock=state.get("clock"),
+            deadline=state.get("deadline"),
+            logged=logged,
         )

@@ -9,17 +9,26 @@ step's game is current.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import random
 import secrets
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from ..bots import make_bot
-from ..engine import Card, Event, Match, Rules
+from ..engine import Card, Event, EventKind, Match, Rules, Status, parse_cards
+from ..engine.cards import codes
 from ..engine.match import moves_of
 from ..engine.views import knowledge_of
-from .game import Game, hash_token
+from .game import Game, Lobby, hash_token
+
+#: The turn clock's range, in seconds a move.
+MIN_CLOCK_SECONDS = 5
+MAX_CLOCK_SECONDS = 3600
 
 
 class StaleVersionError(RuntimeError):
@@ -33,6 +42,23 @@ class StaleVersionError(RuntimeError):
 class NoBotToMoveError(RuntimeError):
     """The computer players were asked to move, but the seat to play is a person's, or
     the match is over."""
+
+
+class NoOpenSeatError(RuntimeError):
+    """A person asked to join, but no seat is open (or not the one asked for), or the
+    match has started."""
+
+
+class WrongJoinCodeError(PermissionError):
+    """The join code is not the game's."""
+
+
+class MatchStartedError(RuntimeError):
+    """A seat can leave only before the match starts."""
+
+
+class MatchNotOverError(RuntimeError):
+    """A rematch was asked for while the match is still being played."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +76,8 @@ class Setup:
     """What a creation asks for (see ``Match.new`` for the meaning of each field)."""
 
     variant: str = "scopa"
-    names: Sequence[str] | None = None
+    #: Each seat's name, None for a seat left open for someone to join.
+    names: Sequence[str | None] | None = None
     players: int | None = None
     #: Each seat's computer player level, or None for a person (default: all people).
     bots: Sequence[str | None] | None = None
@@ -59,6 +86,58 @@ class Setup:
     seed: int | None = None
     deck: Sequence[Card] | None = None
     first_dealer: int | None = None
+    #: False: every view of the game needs a seat's token.
+    spectators: bool = True
+    #: Seconds a person has for each move (None: no clock).
+    clock: int | None = None
+
+    @property
+    def open_seats(self) -> list[int]:
+        return [seat for seat, name in enumerate(self.names or ()) if name is None]
+
+    def start(self, names: Sequence[str] | None = None) -> tuple[Match, list[Event]]:
+        """Set the match up and deal its first hand, the seats named ``names`` (default:
+        this setup's)."""
+        return Match.new(
+            variant=self.variant,
+            players=self.players,
+            names=names if names is not None else self._names(),
+            target=self.target,
+            rules=self.rules,
+            seed=self.seed,
+            deck=self.deck,
+            first_dealer=self.first_dealer,
+        )
+
+    def _names(self) -> list[str] | None:
+        if self.names is None:
+            return None
+        return [f"Seat {seat + 1}" if n is None else n for seat, n in enumerate(self.names)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What a lobby keeps to start the match later (the names apart)."""
+        return {
+            "variant": self.variant,
+            "players": self.players,
+            "target": self.target,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "deck": None if self.deck is None else codes(self.deck),
+            "first_dealer": self.first_dealer,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], names: Sequence[str | None]) -> Setup:
+        return cls(
+            variant=data["variant"],
+            names=names,
+            players=data["players"],
+            target=data["target"],
+            rules=Rules.from_dict(data["rules"]),
+            seed=data["seed"],
+            deck=None if data["deck"] is None else parse_cards(data["deck"]),
+            first_dealer=data["first_dealer"],
+        )
 
 
 @dataclass(frozen=True)
@@ -72,6 +151,11 @@ class Step:
     def version(self) -> int:
         return self.game.version
 
+    @property
+    def first_seq(self) -> int:
+        """The position of the step's first event in the game's log."""
+        return self.game.logged - len(self.events)
+
 
 @dataclass(frozen=True)
 class Creation(Step):
@@ -82,43 +166,195 @@ class Creation(Step):
     #: How many of the events are the match's opening (its start, the deals); the
     #: computer players' moves, if they play first, follow them.
     opening: int
+    #: The code that lets people take the open seats; None when there is none.
+    join_code: str | None = None
 
     @property
     def bot_events(self) -> list[Event]:
         return self.events[self.opening :]
 
 
-def create(setup: Setup, settings: BotSettings, game_id: str | None = None) -> Creation:
-    """Deal a new match and let the computer players move if it is their turn. The game
-    gets ``game_id`` (default: a new one, :func:`new_game_id`) and a random token for
-    each person's seat."""
-    match, events = Match.new(
-        variant=setup.variant,
-        players=setup.players,
-        names=setup.names,
-        target=setup.target,
-        rules=setup.rules,
-        seed=setup.seed,
-        deck=setup.deck,
-        first_dealer=setup.first_dealer,
-    )
+@dataclass(frozen=True)
+class Joining(Step):
+    """A person took a seat: the seat and its token (known only now)."""
+
+    seat: int
+    token: str
+
+
+def create(
+    setup: Setup,
+    settings: BotSettings,
+    game_id: str | None = None,
+    *,
+    tokens: Sequence[str | None] | None = None,
+    previous: str | None = None,
+    secret: bytes = b"",
+) -> Creation:
+    """A new game: its match dealt and the computer players moving if it is their turn;
+    or, with open seats, the game waiting in its lobby with a join code, nothing dealt.
+    It gets ``game_id`` (default: a new one, :func:`new_game_id`) and each person's
+    ``tokens`` (default: random ones, :func:`new_token`). The join code is made from
+    ``secret``, the server's (:func:`join_code`)."""
+    match, events = setup.start()  # with open seats, only to check that it can start
     levels = tuple(setup.bots) if setup.bots is not None else (None,) * match.players
-    tokens = [None if level else new_token() for level in levels]
+    open_seats = setup.open_seats
+    if tokens is None:
+        tokens = [
+            None if level or seat in open_seats else new_token()
+            for seat, level in enumerate(levels)
+        ]
+    game_id = game_id or new_game_id()
+    code = lobby = None
+    if open_seats:  # nothing is dealt until every seat is taken
+        assert secret, "a join code is made with the server's secret"
+        code = join_code(secret, game_id)
+        plan = replace(setup, target=match.target, names=None).to_dict()
+        lobby = Lobby(plan, tuple(setup.names or ()))
+        events = []
     game = Game(
-        id=game_id or new_game_id(),
+        id=game_id,
         version=1,
-        match=match,
+        match=None if lobby else match,
         bots=levels,
         token_hashes=tuple(None if t is None else hash_token(t) for t in tokens),
+        lobby=lobby,
+        spectators=setup.spectators,
+        previous=previous,
+        clock=setup.clock,
     )
     opening = len(events)
     events += _bots_move(game, settings)
-    return Creation(game, events, tokens, opening)
+    game = replace(_on_the_clock(game, time.time()), logged=len(events))
+    return Creation(game, events, list(tokens), opening, code)
+
+
+def join(
+    game: Game,
+    name: str,
+    code: str,
+    secret: bytes,
+    settings: BotSettings,
+    *,
+    seat: int | None = None,
+) -> Joining:
+    """A person named ``name`` takes an open seat (``seat``, or the first open one) with
+    the game's join ``code``. When it was the last open seat, the match starts: it is
+    dealt, and the computer players move if it is their turn."""
+    typed = read_join_code(code).encode("utf-8", "surrogatepass")
+    if not hmac.compare_digest(typed, join_code(secret, game.id).encode()):
+        raise WrongJoinCodeError(game.id)
+    lobby = game.lobby
+    if lobby is None:
+        raise NoOpenSeatError("the match has started: every seat is taken")
+    open_seats = lobby.open_seats
+    if not open_seats:
+        raise NoOpenSeatError("every seat is taken")
+    if seat is None:
+        seat = open_seats[0]
+    elif seat not in open_seats:
+        raise NoOpenSeatError(f"seat {seat} is not open")
+    token = new_token()
+    names = list(lobby.names)
+    names[seat] = name
+    hashes = list(game.token_hashes)
+    hashes[seat] = hash_token(token)
+    events: list[Event] = [{"type": EventKind.SEAT_JOINED, "seat": seat, "name": name}]
+    joined = replace(
+        game.next_version(),
+        token_hashes=tuple(hashes),
+        lobby=replace(lobby, names=tuple(names)),
+    )
+    if None not in names:  # the last open seat: the match starts
+        match, opening = Setup.from_dict(lobby.setup, names).start()
+        joined = replace(joined, match=match, lobby=None)
+        events += opening
+        events += _bots_move(joined, settings)
+        joined = _on_the_clock(joined, time.time())
+    return Joining(replace(joined, logged=game.logged + len(events)), events, seat, token)
+
+
+def leave(game: Game, seat: int) -> Step:
+    """``seat`` leaves before the match starts: it is open again, its token void."""
+    lobby = game.lobby
+    if lobby is None:
+        raise MatchStartedError(game.id)
+    names = list(lobby.names)
+    names[seat] = None
+    hashes = list(game.token_hashes)
+    hashes[seat] = None
+    events: list[Event] = [{"type": EventKind.SEAT_LEFT, "seat": seat}]
+    left = replace(
+        _next(game, events), token_hashes=tuple(hashes), lobby=replace(lobby, names=tuple(names))
+    )
+    return Step(left, events)
+
+
+def link_rematch(game: Game, next_id: str) -> Step:
+    """The finished ``game`` pointing to its rematch, ``next_id``, with an event saying so."""
+    if game.playing.status is not Status.FINISHED:
+        raise MatchNotOverError(game.id)
+    events: list[Event] = [{"type": EventKind.REMATCH, "game": next_id}]
+    return Step(replace(_next(game, events), next=next_id), events)
+
+
+def rematch(game: Game, secret: bytes, settings: BotSettings) -> Creation:
+    """The match after the finished ``game`` (which :func:`link_rematch` linked to it):
+    the same seats, variant, target and rules, the deal passing to the next seat. Each
+    person's token is :func:`rematch_token`, so any seat can ask for it later."""
+    match = game.playing
+    if match.status is not Status.FINISHED or game.next is None:
+        raise MatchNotOverError(game.id)
+    setup = Setup(
+        variant=match.variant.name,
+        names=match.names,
+        bots=game.bots,
+        target=match.target,
+        rules=match.rules,
+        first_dealer=(match.dealer + 1) % match.players,
+        spectators=game.spectators,
+        clock=game.clock,
+    )
+    tokens = [
+        None if old is None else rematch_token(secret, game.next, seat, old)
+        for seat, old in enumerate(game.token_hashes)
+    ]
+    return create(setup, settings, game.next, tokens=tokens, previous=game.id, secret=secret)
+
+
+def rematch_token(secret: bytes, game_id: str, seat: int, previous_hash: str) -> str:
+    """A seat's token for the rematch ``game_id``, from the hash of its token for the
+    match before and the server's secret: the seat gets it by asking with that token,
+    and nobody without the secret can work it out."""
+    message = f"rematch\n{game_id}\n{seat}\n{previous_hash}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()[:24]
+    return base64.urlsafe_b64encode(digest).decode()
 
 
 def new_token() -> str:
     """A seat token: 192 random bits, URL-safe."""
     return secrets.token_urlsafe(24)
+
+
+#: Join codes are written in Crockford's base 32: digits and capitals but I, L, O and U.
+_JOIN_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+#: What a person may type for a code's characters: lower case, I or L for 1, O for 0.
+_JOIN_READING = str.maketrans("ILO", "110", " -")
+
+
+def read_join_code(typed: str) -> str:
+    """A join code as a person typed it, in the form :func:`join_code` makes."""
+    return typed.upper().translate(_JOIN_READING)
+
+
+def join_code(secret: bytes, game_id: str) -> str:
+    """A game's join code: 10 characters a person can read out and type (50 bits), an
+    HMAC of the game id under the server's secret, so that it need not be stored and
+    nobody without the secret can make one. (A new ``SERVER_SECRET`` voids the codes
+    of the games waiting for people.)"""
+    digest = hmac.new(secret, f"join\n{game_id}".encode(), hashlib.sha256).digest()
+    number = int.from_bytes(digest[:8], "big")
+    return "".join(_JOIN_ALPHABET[(number >> (5 * i)) % 32] for i in range(10))
 
 
 def new_game_id() -> str:
@@ -142,17 +378,62 @@ def move(
     any), and the engine's errors for a move the rules refuse."""
     if if_match is not None and game.version not in if_match:
         raise StaleVersionError(game.version)
-    _, events = game.match.play(seat, card, capture)
+    _, events = game.playing.play(seat, card, capture)
     events += _bots_move(game, settings)
-    return Step(game.next_version(), events)
+    return Step(_on_the_clock(_next(game, events), time.time()), events)
 
 
-def bots_move(game: Game, settings: BotSettings, *, most: int | None = None) -> Step:
-    """The computer players move: one move at least, then on while it is their turn,
-    within the time limit, ``most`` moves at the most."""
+def bots_move(
+    game: Game, settings: BotSettings, *, most: int | None = None, now: float | None = None
+) -> Step:
+    """The moves that are due: the computer players' (one move at least, then on while
+    it is their turn, within the time limit, ``most`` moves at the most); or, when the
+    person to play let their time run out, :func:`play_for_the_clock`."""
+    now = time.time() if now is None else now
+    if game.overdue(now):
+        return play_for_the_clock(game, settings, now)
     if not game.bot_to_move:
         raise NoBotToMoveError(game.id)
-    return Step(game.next_version(), _bots_move(game, settings, least=1, most=most))
+    events = _bots_move(game, settings, least=1, most=most)
+    return Step(_on_the_clock(_next(game, events), now), events)
+
+
+def play_for_the_clock(game: Game, settings: BotSettings, now: float) -> Step:
+    """The person to play let their time run out (docs/rules.md R12): the greedy
+    player's move is played for them, the least harmful one, its event marked
+    ``"timeout": true``; then the computer players answer, if it is their turn."""
+    if not game.overdue(now):
+        raise NoBotToMoveError(game.id)
+    match = game.playing
+    seat = match.turn
+    assert seat is not None, "a turn that runs out is somebody's"
+    legal = match.hand.legal_codes()
+    code = make_bot("greedy").choose(knowledge_of(match, seat), legal, _bot_rng(match))
+    move, *after = match.push(moves_of([code])[0])
+    events = [{**move, "timeout": True}, *after]
+    events += _bots_move(game, settings)
+    return Step(_on_the_clock(_next(game, events), now), events)
+
+
+def _next(game: Game, events: list[Event]) -> Game:
+    """``game`` as the write that logs ``events`` stores it: the next version, its log
+    longer by as many events."""
+    return replace(game.next_version(), logged=game.logged + len(events))
+
+
+def _on_the_clock(game: Game, now: float) -> Game:
+    """``game`` with the clock of whoever is to play now started at ``now``: a person
+    to play in a match with a clock has until ``now + clock``; no other clock runs."""
+    match = game.match
+    running = (
+        game.clock is not None
+        and match is not None
+        and match.status is Status.PLAYING
+        and match.turn is not None
+        and not game.bots[match.turn]
+    )
+    deadline = now + game.clock if running and game.clock is not None else None
+    return game if deadline == game.deadline else replace(game, deadline=deadline)
 
 
 def _bots_move(
@@ -160,7 +441,9 @@ def _bots_move(
 ) -> list[Event]:
     """The computer players move while it is their turn, within the time limit (``least``
     moves whatever the time, ``most`` at the most)."""
-    match = game.match
+    if not game.bot_to_move:
+        return []
+    match = game.playing
     deadline = time.monotonic() + settings.time_limit_seconds
     events: list[Event] = []
     played = 0
@@ -185,4 +468,3 @@ def _bot_rng(match: Match) -> random.Random:
         return random.Random(secrets.randbits(64))
     left = sum(h.bit_count() for h in match.hand.hands) + len(match.hand.stock)
     return random.Random(f"scopa:{match.seed}:bot:{match.hand_number}:{left}")
-

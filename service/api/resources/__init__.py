@@ -1,10 +1,11 @@
 """The API's resources, one package each, with its routes and its schemas side by side."""
 
 from .analysis import blp as analysis
+from .cards import blp as cards
 from .games import blp as games
 from .health import blp as health
 from .hints import blp as hints
 from .variants import blp as variants
 
 #: Every blueprint of the API, in the order the spec lists them.
-BLUEPRINTS = (games, hints, variants, analysis, health)
+BLUEPRINTS = (games, hints, variants, cards, analysis, health)

@@ -3,47 +3,135 @@ through ``service.engine.views``, which decides what each viewer may see."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from flask import url_for
 
-from ....engine import Event, event_view, match_view, move_view
-from ....play import Creation, Game, Step
+from ....engine import Event, Status, event_view, match_view, move_view
+from ....engine.match import team_of_seats
+from ....play import Creation, Game, Joining, Lobby, Step, join_code
+from ...context import server_secret
 from ...problems import etag
 
 
 def view_of(game: Game, seat: int | None) -> dict[str, Any]:
     """The game as ``seat`` sees it (a spectator: None)."""
-    view = {"id": game.id, "version": game.version, **match_view(game.match, seat)}
+    match = game.match
+    shown = lobby_view(game.lobby, seat) if match is None else match_view(match, seat)
+    view = {"id": game.id, "version": game.version, "seq": game.logged - 1, **shown}
     for entry, level in zip(view["seats"], game.bots, strict=True):
         entry["bot"] = level
+        entry["open"] = entry["name"] is None
+    if game.lobby is not None and seat is not None:  # the seated may pass the code on
+        view["join"] = join_answer(game.id, join_code(server_secret(), game.id))
+    view["spectators"] = game.spectators
+    clock = game.clock
+    view["clock"] = None if clock is None else {"seconds": clock, "deadline": _utc(game.deadline)}
+    view["previous"] = game.previous
+    view["next"] = game.next
     return view
 
 
-def events_for(events: list[Event], seat: int | None) -> list[Event]:
-    return [event_view(e, seat) for e in events]
+def _utc(moment: float | None) -> str | None:
+    """A UNIX time as RFC 3339 text in UTC, to the millisecond."""
+    if moment is None:
+        return None
+    text = datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+def lobby_view(lobby: Lobby | None, seat: int | None) -> dict[str, Any]:
+    """A game waiting for people, as a match view with nothing dealt: open seats have no
+    name, nobody has a card, the turn is nobody's."""
+    assert lobby is not None, "a game has a match or a lobby"
+    setup = lobby.setup
+    teams = team_of_seats(len(lobby.names))
+    view: dict[str, Any] = {
+        "variant": setup["variant"],
+        "status": Status.WAITING,
+        "target": setup["target"],
+        "rules": setup["rules"],
+        "seeded": setup["seed"] is not None or setup["deck"] is not None,
+        "hand_number": 0,
+        "dealer": setup["first_dealer"],
+        "turn": None,
+        "table": [],
+        "stock_count": 0,
+        "you": seat,
+        "seats": [
+            {
+                "seat": index,
+                "name": name,
+                "team": teams[index],
+                "hand_count": 0,
+                "captured_count": 0,
+                "scopas": 0,
+            }
+            for index, name in enumerate(lobby.names)
+        ],
+        "teams": [
+            {"team": team, "seats": [s for s, t in enumerate(teams) if t == team], "score": 0}
+            for team in range(max(teams) + 1)
+        ],
+        "last_move": None,
+        "winner": None,
+    }
+    if seat is not None:
+        view["hand"] = []
+    return view
+
+
+def events_for(events: list[Event], seat: int | None, first: int) -> list[Event]:
+    """``events`` as ``seat`` may see them, numbered with their ``seq`` from ``first``
+    (their position in the game's log)."""
+    return [{"seq": first + i, **event_view(e, seat)} for i, e in enumerate(events)]
 
 
 def created(creation: Creation, tokens: list[str | None]) -> dict[str, Any]:
     """The answer to a creation: each seat (with ``tokens``), the computer players'
     opening moves and the spectator's view."""
     game = creation.game
-    match = game.match
+    state = view_of(game, None)
     return {
         "id": game.id,
         "version": game.version,
         "seats": [
             {
-                "seat": seat,
-                "name": name,
-                "team": match.teams[seat],
-                "bot": game.bots[seat],
-                "token": tokens[seat],
+                "seat": seat["seat"],
+                "name": seat["name"],
+                "team": seat["team"],
+                "bot": seat["bot"],
+                "open": seat["open"],
+                "token": tokens[seat["seat"]],
             }
-            for seat, name in enumerate(match.names)
+            for seat in state["seats"]
         ],
-        "events": events_for(creation.bot_events, None),
-        "state": view_of(game, None),
+        "join": None if creation.join_code is None else join_answer(game.id, creation.join_code),
+        "events": events_for(creation.bot_events, None, creation.opening),
+        "state": state,
+    }
+
+
+def join_answer(game_id: str, code: str) -> dict[str, Any]:
+    """How people take a game's open seats: its code, and where to send it."""
+    return {
+        "code": code,
+        "url": url_for("games.JoinGame", game_id=game_id),
+    }
+
+
+def joined(joining: Joining) -> dict[str, Any]:
+    """The answer to a person who took a seat: the seat, its token, the seat's view."""
+    state = view_of(joining.game, joining.seat)
+    seat = state["seats"][joining.seat]
+    return {
+        "id": joining.game.id,
+        "seat": joining.seat,
+        "name": seat["name"],
+        "team": seat["team"],
+        "token": joining.token,
+        "state": state,
     }
 
 
@@ -56,12 +144,14 @@ def moved(step: Step, seat: int) -> dict[str, Any]:
     move, *after = step.events
     return {
         "move": {k: v for k, v in move.items() if k != "type"},
-        "events": events_for(after, seat),
+        "events": events_for(after, seat, step.first_seq + 1),
         "state": view_of(step.game, seat),
     }
 
 
 def legal_moves(game: Game, seat: int) -> list[dict[str, Any]]:
     """``seat``'s legal moves now, as clients see them; empty when it is not its turn."""
-    table = game.match.table
-    return [move_view(m, table) for m in game.match.legal_moves(seat)]
+    match = game.match
+    if match is None:  # waiting for people: nothing is dealt
+        return []
+    return [move_view(m, match.table) for m in match.legal_moves(seat)]

@@ -12,7 +12,7 @@ from ....play import Answer, VersionConflictError
 from ....play.idempotency import seal_token
 from ... import observability, ratelimit
 from ...blueprint import Blueprint
-from ...context import bot_settings, hand_bots_to_workers, store
+from ...context import bot_settings, hand_bots_to_workers, server_secret, store
 from ...headers import (
     CREATION_KEY_PARAMETER,
     ETAG,
@@ -22,8 +22,10 @@ from ...headers import (
     NOT_MODIFIED,
     PER_VIEWER,
     REPLAYED,
+    IfNoneMatchSchema,
     creation_request,
     if_match_versions,
+    join_request,
     move_request,
     not_modified,
     replayed,
@@ -41,8 +43,11 @@ from .schemas import (
     GameViewSchema,
     HandListSchema,
     HandScoreSchema,
+    JoinedSchema,
+    JoinRequestSchema,
     MoveRequestSchema,
     MoveResultSchema,
+    RematchSchema,
     SeatMovesSchema,
 )
 
@@ -55,13 +60,19 @@ blp = Blueprint(
 )
 
 NOT_FOUND = {404: "No game has this id (it never existed, or it expired)."}
+LOCATION = {"description": "The game's URL.", "schema": {"type": "string"}}
+REMATCH_CREATED = {
+    "description": "This request created the rematch (the body is as for 200).",
+    "headers": {"Location": LOCATION, **ETAG},
+    "content": {"application/json": {"schema": RematchSchema}},
+}
 
 
 def setup_of(body: dict[str, Any]) -> play.Setup:
     seats = body.get("seats")
     return play.Setup(
         variant=body["variant"],
-        names=[s["name"] for s in seats] if seats else None,
+        names=[_name_of(seat, spec) for seat, spec in enumerate(seats)] if seats else None,
         players=body.get("players"),
         bots=[s.get("bot") for s in seats] if seats else None,
         target=body.get("target"),
@@ -69,7 +80,19 @@ def setup_of(body: dict[str, Any]) -> play.Setup:
         seed=body.get("seed"),
         deck=parse_cards(body["deck"]) if "deck" in body else None,
         first_dealer=body.get("first_dealer"),
+        spectators=body["spectators"],
+        clock=body.get("clock"),
     )
+
+
+def _name_of(seat: int, spec: dict[str, Any]) -> str | None:
+    """A seat's name: None for an open seat; a computer player's may be left out."""
+    if spec.get("open"):
+        return None
+    if "name" not in spec and spec.get("bot"):
+        return f"Computer {seat + 1}"
+    name: str | None = spec.get("name")
+    return name
 
 
 @blp.route("")
@@ -79,7 +102,7 @@ class GameCollection(MethodView):
         201,
         GameCreatedSchema,
         headers={
-            "Location": {"description": "The game's URL.", "schema": {"type": "string"}},
+            "Location": LOCATION,
             **ETAG,
             **REPLAYED,
         },
@@ -106,11 +129,13 @@ class GameCollection(MethodView):
             game_id = store().claim_creation(request, game_id)
             if (earlier := _creation_replay(game_id, request)) is not None:
                 return earlier
-        creation = play.create(setup_of(body), bot_settings(), game_id)
+        creation = play.create(setup_of(body), bot_settings(), game_id, secret=server_secret())
         created = answers.created(creation, creation.tokens)
         kept = None
         if request is not None:  # kept with its tokens sealed: none is stored as it is
             sealed = {**created, "seats": _sealed(created["seats"], request.key, game_id)}
+            if created["join"] is not None:  # made again from the secret on a replay
+                sealed["join"] = {**created["join"], "code": ""}
             kept = Answer(201, sealed, creation.version)
         try:
             store().commit(creation, request=request, answer=kept)
@@ -141,6 +166,8 @@ def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
     if answer is None:
         return None
     answer.body["seats"] = _sealed(answer.body["seats"], request.key, game_id)
+    if answer.body.get("join") is not None:
+        answer.body["join"]["code"] = play.join_code(server_secret(), game_id)
     body, status, headers = replayed(answer)
     return body, status, {**answers.created_headers(game_id, answer.version), **headers}
 
@@ -234,10 +261,19 @@ class Moves(MethodView):
 @blp.route("/<string:game_id>/hands")
 class HandScores(MethodView):
     @blp.response(200, HandListSchema)
-    @blp.documents("listHandScores", {**NOT_FOUND, **STORE_ERRORS})
+    @blp.documents(
+        "listHandScores",
+        {**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS},
+        security=OPTIONAL_SEAT_AUTH,
+    )
     def get(self, game_id: str) -> Any:
-        """List the scores of finished hands"""
-        return {"hands": store().load(game_id).match.hand_scores}
+        """List the scores of finished hands
+
+        Each finished hand's score, in order: every side's captures and points by
+        category (docs/rules.md R7, R9), and the match totals after it."""
+        game = store().load(game_id)
+        seat_of(game, required=False)  # a game without spectators shows only its seats
+        return {"hands": [] if game.match is None else game.match.hand_scores}
 
 
 @blp.route("/<string:game_id>/hands/<int:number>")
@@ -246,14 +282,21 @@ class HandScore(MethodView):
     @blp.documents(
         "getHandScore",
         {
+            **BAD_TOKEN,
             404: "No game has this id, or the match has no hand with this number.",
-            409: "This hand is still being played.",
+            409: "This hand is still being played, or the match has not started.",
             **STORE_ERRORS,
         },
+        security=OPTIONAL_SEAT_AUTH,
     )
     def get(self, game_id: str, number: int) -> Any:
-        """Read a finished hand's score"""
-        match = store().load(game_id).match
+        """Read a finished hand's score
+
+        One finished hand's score, by its number from 1 (409 while that hand is still
+        being played)."""
+        game = store().load(game_id)
+        seat_of(game, required=False)  # a game without spectators shows only its seats
+        match = game.playing
         if 1 <= number <= len(match.hand_scores):
             return match.hand_scores[number - 1]
         if number == match.hand_number and match.status is Status.PLAYING:
@@ -272,6 +315,8 @@ class HandScore(MethodView):
 @blp.route("/<string:game_id>/events")
 class EventLog(MethodView):
     @blp.arguments(EventQuerySchema, location="query")
+    # Documented as a schema, since `parameters` would replace the query's in the spec.
+    @blp.arguments(IfNoneMatchSchema, location="headers", as_kwargs=True)
     @blp.response(200, EventLogSchema, headers=ETAG)
     @blp.documents(
         "getEventLog",
@@ -282,10 +327,9 @@ class EventLog(MethodView):
             **STORE_ERRORS,
         },
         security=OPTIONAL_SEAT_AUTH,
-        parameters=[IF_NONE_MATCH],
         responses=NOT_MODIFIED,
     )
-    def get(self, query: dict[str, Any], game_id: str) -> Any:
+    def get(self, query: dict[str, Any], game_id: str, **_headers: Any) -> Any:
         """Read the event log
 
         Everything that happened, in order, for replays; with `after`, only what came
@@ -298,7 +342,7 @@ class EventLog(MethodView):
             return unchanged(game.version)
         start = query.get("after", -1) + 1
         version, events = store().events(game_id, start)
-        shown = [{"seq": start + i, **e} for i, e in enumerate(answers.events_for(events, seat))]
+        shown = answers.events_for(events, seat, start)
         body = {"id": game_id, "version": version, "events": shown}
         return body, 200, {**etag(version), **PER_VIEWER}
 
@@ -308,7 +352,12 @@ class BotTurns(MethodView):
     @blp.response(200, BotMovesSchema, headers=ETAG)
     @blp.documents(
         "playBotTurns",
-        {**NOT_FOUND, 409: "The seat to play is not a computer player's.", **STORE_ERRORS},
+        {
+            **NOT_FOUND,
+            409: "No move is due: the seat to play is a person's whose time has not run "
+            "out, or the match is not being played.",
+            **STORE_ERRORS,
+        },
     )
     def post(self, game_id: str) -> Any:
         """Let the computer players move
@@ -316,11 +365,152 @@ class BotTurns(MethodView):
         Computer players move within the request that gives them the turn, for a short
         allowance, and background workers play on from there. This plays their turns
         now (for the allowance) and queues the rest again: for a match that stopped
-        because no worker was running. Needs no token: it only lets them play."""
+        because no worker was running. Likewise, when the person to play let their
+        clock run out and no worker played for them, this plays their move (marked
+        `timeout`). Needs no token: it only plays the moves that are due."""
         step = play.bots_move(store().load(game_id), bot_settings())
         store().commit(step)
         observability.count_step(step)
         hand_bots_to_workers(step.game)
         state = answers.view_of(step.game, None)
-        result = {"events": answers.events_for(step.events, None), "state": state}
+        result = {"events": answers.events_for(step.events, None, step.first_seq), "state": state}
         return result, 200, etag(step.version)
+
+
+@blp.route("/<string:game_id>/join")
+class JoinGame(MethodView):
+    @blp.arguments(JoinRequestSchema)
+    @blp.response(200, JoinedSchema, headers={**ETAG, **REPLAYED})
+    @blp.documents(
+        "joinGame",
+        {
+            403: "The join code is not this game's.",
+            **NOT_FOUND,
+            409: "No seat to take: every seat is taken (the match has started), or the "
+            "one asked for is. Or another change was stored first: try again.",
+            422: "The body is not valid; or an Idempotency-Key shorter than 16 characters, "
+            "or reused with another body.",
+            **STORE_ERRORS,
+        },
+        parameters=[CREATION_KEY_PARAMETER],
+    )
+    def post(self, body: dict[str, Any], game_id: str) -> Any:
+        """Take an open seat
+
+        With the game's join code and your name, take an open seat (the one asked for,
+        or the first): the answer holds your seat's token, shown only here. When you
+        take the last open seat the match starts: it is dealt, and `status` is
+        `playing`. Send an Idempotency-Key to retry safely: a retry gets the same seat
+        and token."""
+        game = store().load(game_id)
+        request = join_request(body)
+        if request is not None and (earlier := store().earlier_answer(game_id, request)):
+            return _join_replay(earlier, request.key, game_id)
+        joining = play.join(
+            game, body["name"], body["code"], server_secret(), bot_settings(), seat=body.get("seat")
+        )
+        answer = answers.joined(joining)
+        kept = None
+        if request is not None:  # its token sealed with the client's key
+            kept = Answer(200, _sealed_join(answer, request.key, game_id), joining.version)
+        try:
+            store().commit(joining, request=request, answer=kept)
+        except VersionConflictError:  # a retry racing its first attempt: answer as it did
+            if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
+                raise
+            return _join_replay(earlier, request.key, game_id)
+        observability.count_step(joining)
+        hand_bots_to_workers(joining.game)
+        return answer, 200, etag(joining.version)
+
+
+def _sealed_join(answer: dict[str, Any], key: str, game_id: str) -> dict[str, Any]:
+    """A join's answer with its token sealed with the client's ``key`` (or opened)."""
+    return {**answer, "token": seal_token(answer["token"], key, game_id, answer["seat"])}
+
+
+def _join_replay(earlier: Answer, key: str, game_id: str) -> Any:
+    body, status, headers = replayed(earlier)
+    return _sealed_join(body, key, game_id), status, headers
+
+
+@blp.route("/<string:game_id>/leave")
+class LeaveGame(MethodView):
+    @blp.response(204, headers=ETAG)
+    @blp.documents(
+        "leaveGame",
+        {
+            **BAD_TOKEN,
+            **NOT_FOUND,
+            409: "The match has started: a seat can leave only before. Or another change "
+            "was stored first: try again.",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+    )
+    def post(self, game_id: str) -> Any:
+        """Leave before the match starts
+
+        Give up your seat while the game waits for people: the seat is open again for
+        anyone with the join code, and your token no longer works."""
+        game = store().load(game_id)
+        step = play.leave(game, seat_required(game))
+        store().commit(step)
+        return "", 204, etag(step.version)
+
+
+@blp.route("/<string:game_id>/rematch")
+class Rematch(MethodView):
+    @blp.response(200, RematchSchema, headers={"Location": LOCATION, **ETAG})
+    @blp.documents(
+        "rematchGame",
+        {
+            **BAD_TOKEN,
+            **NOT_FOUND,
+            409: "The match is not over yet (or has not started).",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+        responses={"201": REMATCH_CREATED},
+    )
+    def post(self, game_id: str) -> Any:
+        """Play again
+
+        After a finished match, the next one: the same seats (names, computer players),
+        variant, target and rules, a new shuffle, the first deal passing to the next
+        seat. The first seat to ask creates it (201) and the finished game's events get
+        a `rematch` event with its id, and its view `next`; every seat then asks here
+        with its own token (200) to get its token for the new match, the same each
+        time. The new game's `previous` names this one."""
+        game = store().load(game_id)
+        seat = seat_required(game)
+        created = False
+        if game.next is None:
+            try:
+                store().commit(play.link_rematch(game, play.new_game_id()))
+            except VersionConflictError:  # another seat asked at the same time
+                pass
+            game = store().load(game_id)
+            assert game.next is not None, "a rematch is linked once the match is over"
+        try:
+            following = store().load(game.next)
+        except play.GameNotFoundError:
+            creation = play.rematch(game, server_secret(), bot_settings())
+            try:
+                store().commit(creation)
+                created = True
+                observability.count_step(creation)
+                hand_bots_to_workers(creation.game)
+            except VersionConflictError:  # another seat created it at the same time
+                pass
+            following = store().load(game.next)
+        stored_hash = game.token_hashes[seat]
+        assert stored_hash is not None, "a person's seat has a token"
+        body = {
+            "id": following.id,
+            "seat": seat,
+            "token": play.rematch_token(server_secret(), following.id, seat, stored_hash),
+            "state": answers.view_of(following, seat),
+        }
+        headers = answers.created_headers(following.id, following.version)
+        return body, 201 if created else 200, headers

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from typing import Any
 
-from ....bots import BOT_LEVELS
+from marshmallow import ValidationError, fields, validate, validates_schema
+
 from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
+from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fields import (
     Boolean,
+    BotLevel,
     Card,
     Cards,
     Integer,
@@ -16,20 +19,37 @@ from ...fields import (
     RulesSchema,
     StrictSchema,
     Variant,
+    VariantName,
     printable,
 )
-from ...responses import ResponseSchema
+from ...responses import ResponseSchema, TaggedUnion
 from ...schemas import LegalMoveSchema, SideScoreSchema
 
 
-class SeatSpecSchema(StrictSchema):
-    name = fields.String(
-        required=True,
+def Name(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A person's display name: 1-40 characters of plain text."""
+    return fields.String(
         validate=[validate.Length(min=1, max=40), printable],
-        metadata={"description": "The player's display name (1-40 characters)."},
+        metadata={"description": description},
+        **kwargs,
     )
-    bot = fields.String(
-        validate=validate.OneOf(BOT_LEVELS),
+
+
+class SeatSpecSchema(StrictSchema):
+    name = Name(
+        "The player's display name (1-40 characters); null, or left out with `open`, "
+        "leaves the seat open for someone to join. A computer player's seat may leave it "
+        "out: it is named `Computer <seat + 1>`.",
+        allow_none=True,
+    )
+    open = Boolean(
+        metadata={
+            "description": "Leave this seat open: someone takes it with the join code "
+            "(`POST /v1/games/{id}/join`). A game with open seats waits, nothing dealt, "
+            "until every seat is taken; then the match starts."
+        }
+    )
+    bot = BotLevel(
         metadata={
             "description": "Make this seat a computer player of this level: `random` (any "
             "legal move), `greedy` (the best capture now, else the least useful card) or "
@@ -39,6 +59,16 @@ class SeatSpecSchema(StrictSchema):
             "background; follow the game view or its events to see those moves."
         },
     )
+
+    @validates_schema
+    def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        open_ = data.get("open", False) or ("name" in data and data["name"] is None)
+        if open_ and data.get("name") is not None:
+            raise ValidationError("An open seat has no name: its player names it on joining.")
+        if open_ and "bot" in data:
+            raise ValidationError("A computer player's seat cannot be open.")
+        if not open_ and "name" not in data and "bot" not in data:
+            raise ValidationError("Give the seat a `name`, or make it `open`.", "name")
 
 
 class CreateGameSchema(StrictSchema):
@@ -84,6 +114,22 @@ class CreateGameSchema(StrictSchema):
         validate=validate.Range(0, 5),
         metadata={"description": "The seat that deals the first hand (default: drawn at random)."},
     )
+    clock = Integer(
+        validate=validate.Range(MIN_CLOCK_SECONDS, MAX_CLOCK_SECONDS),
+        metadata={
+            "description": "Seconds each person has for each move (5-3600; default: no "
+            "clock). When a person's time runs out, the service plays the greedy player's "
+            "move for them, the least harmful one, and marks its `move` event `timeout: "
+            "true` (docs/rules.md R12). The view's `clock` says when the turn runs out."
+        },
+    )
+    spectators = Boolean(
+        load_default=True,
+        metadata={
+            "description": "False: every view of the game (the game, its events, its hands, "
+            "its stream) needs a seat's token; nobody can watch."
+        },
+    )
 
 
 class MoveRequestSchema(StrictSchema):
@@ -93,14 +139,20 @@ class MoveRequestSchema(StrictSchema):
         "exactly one legal move.",
         allow_none=True,
     )
+    sweep = Boolean(
+        metadata={
+            "description": "Ignored: accepted so that an entry of `legal-moves` can be sent "
+            "back as it is."
+        }
+    )
 
 
 class SeatViewSchema(ResponseSchema):
     seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
-    name = fields.String()
-    bot = fields.String(
+    name = fields.String(allow_none=True, metadata={"description": "Null while the seat is open."})
+    open = Boolean(metadata={"description": "Nobody has taken this seat yet: the game is waiting."})
+    bot = BotLevel(
         allow_none=True,
-        validate=validate.OneOf(BOT_LEVELS),
         metadata={"description": "The computer player's level, or null for a person."},
     )
     team = Integer(metadata={"description": "The side this seat scores for."})
@@ -128,6 +180,35 @@ class RulesViewSchema(RulesSchema):
     pass
 
 
+class JoinInfoSchema(ResponseSchema):
+    code = fields.String(
+        metadata={
+            "description": "The join code: give it to the people who are to take the open "
+            "seats (10 letters and digits).",
+            "example": "K7M2QXPA4R",
+        }
+    )
+    url = fields.String(
+        metadata={
+            "description": 'Where they send it: `POST` `{"name": ..., "code": ...}` '
+            "here (relative to the API's base URL, like `Location`)."
+        }
+    )
+
+
+class ClockSchema(ResponseSchema):
+    seconds = Integer(metadata={"description": "Seconds each person has for each move."})
+    deadline = fields.String(
+        allow_none=True,
+        metadata={
+            "format": "date-time",
+            "example": "2026-11-30T20:15:42.250Z",
+            "description": "When the turn of the person to play runs out (UTC); null when "
+            "no person's clock runs (a computer player's turn, a game waiting or over).",
+        },
+    )
+
+
 class GameViewSchema(ResponseSchema):
     """A game as one viewer may see it: a seat sees its own hand, nobody sees another
     seat's hand or the stock."""
@@ -135,12 +216,25 @@ class GameViewSchema(ResponseSchema):
     class Meta:
         ordered = True
 
-    optional = frozenset({"hand"})
+    optional = frozenset({"hand", "join"})
 
     id = fields.String(metadata={"description": "The game id."})
     version = Integer(metadata={"description": "Increases by one with every move."})
-    variant = fields.String(validate=validate.OneOf(sorted(VARIANTS)))
-    status = fields.String(validate=validate.OneOf([s.value for s in Status]))
+    seq = Integer(
+        metadata={
+            "description": "The `seq` of the last event of the game's log this view "
+            "includes (-1 while the log is empty): follow the log from here "
+            "(`/events?after=`, the stream's `after`)."
+        }
+    )
+    variant = VariantName()
+    status = fields.String(
+        validate=validate.OneOf([s.value for s in Status]),
+        metadata={
+            "description": "`waiting`: open seats to take, nothing dealt yet; `playing`; "
+            "`finished`."
+        },
+    )
     target = Integer()
     rules = fields.Nested(RulesViewSchema)
     seeded = Boolean(
@@ -149,8 +243,16 @@ class GameViewSchema(ResponseSchema):
             "are not secret."
         }
     )
-    hand_number = Integer(metadata={"description": "The hand being played, from 1."})
-    dealer = Integer(metadata={"description": "The seat that dealt this hand."})
+    hand_number = Integer(
+        metadata={"description": "The hand being played, from 1 (0 while waiting)."}
+    )
+    dealer = Integer(
+        allow_none=True,
+        metadata={
+            "description": "The seat that dealt this hand; while waiting, the seat that "
+            "will deal first, or null if it will be drawn."
+        },
+    )
     turn = Integer(
         allow_none=True, metadata={"description": "The seat to play; null when finished."}
     )
@@ -165,6 +267,30 @@ class GameViewSchema(ResponseSchema):
     last_move = fields.Nested(PlayedMoveSchema, allow_none=True)
     winner = Integer(
         allow_none=True, metadata={"description": "The winning team once finished, else null."}
+    )
+    spectators = Boolean(metadata={"description": "False: every view needs a seat's token."})
+    clock = fields.Nested(
+        ClockSchema,
+        allow_none=True,
+        metadata={"description": "The match's turn clock; null when it has none."},
+    )
+    join = fields.Nested(
+        JoinInfoSchema,
+        metadata={
+            "description": "How people take the open seats: only in a seat's view of a game "
+            "waiting for people, so that any seated player can pass the code on."
+        },
+    )
+    previous = fields.String(
+        allow_none=True,
+        metadata={"description": "The game this match is the rematch of, if any."},
+    )
+    next = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The rematch's game id, once a seat asked for it "
+            "(`POST /v1/games/{id}/rematch`), else null."
+        },
     )
 
 
@@ -202,81 +328,183 @@ class RemainderSchema(ResponseSchema):
     cards = Cards("The cards left on the table, now that side's (R6).")
 
 
-class EventSchema(ResponseSchema):
-    """One thing that happened. Which fields are present depends on `type`:
-    `match_started` (variant, seats, target, rules, seeded, dealer); `redeal` (hand,
-    dealer, table, reason); `deal` (hand, dealer, cards_each, table, stock_count, and
-    `cards`: the viewer's own cards, only for a seat); `dealer_bonus` (escoba: hand,
-    seat, capture, scopas); `move` (seat, card, capture, scopa); `hand_over` (hand,
-    remainder, score); `match_over` (winner, scores)."""
+class EventBaseSchema(ResponseSchema):
+    """What every event has: its ``type`` (each kind's schema narrows it to its own), and
+    its ``seq`` in the event log."""
 
-    #: Which fields an event has depends on its type; ``seq`` only in the event log.
-    optional = frozenset(
-        {
-            "seq",
-            "variant",
-            "seats",
-            "target",
-            "rules",
-            "seeded",
-            "hand",
-            "dealer",
-            "reason",
-            "cards_each",
-            "table",
-            "stock_count",
-            "cards",
-            "seat",
-            "card",
-            "capture",
-            "scopa",
-            "scopas",
-            "remainder",
-            "score",
-            "winner",
-            "scores",
+    optional = frozenset({"seq"})
+
+    type = fields.String()
+    seq = Integer(
+        metadata={
+            "description": "Position in the game's event log, from 0: the same in the log, "
+            "the stream and the answers that carry events."
         }
     )
 
-    type = fields.String(validate=validate.OneOf([k.value for k in EventKind]))
-    seq = Integer(metadata={"description": "Position in the game's event log, from 0."})
-    variant = fields.String()
+
+def Kind(kind: EventKind) -> fields.String:  # noqa: N802
+    return fields.String(validate=validate.Equal(kind.value))
+
+
+class SeatJoinedEventSchema(EventBaseSchema):
+    class Meta:
+        description = "A person took an open seat, before the match started."
+
+    type = Kind(EventKind.SEAT_JOINED)
+    seat = Integer()
+    name = fields.String(metadata={"description": "The name the person took it with."})
+
+
+class SeatLeftEventSchema(EventBaseSchema):
+    class Meta:
+        description = "A person left a seat before the match started: it is open again."
+
+    type = Kind(EventKind.SEAT_LEFT)
+    seat = Integer()
+
+
+class MatchStartedEventSchema(EventBaseSchema):
+    class Meta:
+        description = "The match began: its seats, teams, target and rules."
+
+    type = Kind(EventKind.MATCH_STARTED)
+    variant = VariantName()
     seats = fields.List(fields.Nested(EventSeatSchema))
-    target = Integer()
+    target = Integer(metadata={"description": "Points that end the match."})
     rules = fields.Nested(RulesViewSchema)
-    seeded = Boolean()
+    seeded = Boolean(metadata={"description": "Created with a `seed` or a `deck`."})
+    dealer = Integer(metadata={"description": "The seat that deals the first hand."})
+
+
+class RedealEventSchema(EventBaseSchema):
+    class Meta:
+        description = "Three or four kings on the table: the same dealer deals again (R3)."
+
+    type = Kind(EventKind.REDEAL)
     hand = Integer(metadata={"description": "The hand number."})
     dealer = Integer()
+    table = Cards("The table that forced the redeal.")
     reason = fields.String()
+
+
+class DealEventSchema(EventBaseSchema):
+    class Meta:
+        description = (
+            "Cards dealt: a new hand, or a new round from the stock (R3). A seat's view "
+            "shows the cards dealt to it in `cards`; nobody sees another seat's."
+        )
+
+    optional = EventBaseSchema.optional | {"cards"}
+
+    type = Kind(EventKind.DEAL)
+    hand = Integer(metadata={"description": "The hand number."})
+    dealer = Integer()
     cards_each = Integer(metadata={"description": "Cards dealt to each seat."})
-    table = Cards("Cards dealt face up to the table (deal), or the table that forced a redeal.")
-    stock_count = Integer()
-    cards = Cards("Deal: the cards dealt to you (only in a seat's view).")
+    table = Cards("Cards dealt face up to the table (empty after the first round).")
+    stock_count = Integer(metadata={"description": "Cards left to deal in this hand."})
+    cards = Cards("The cards dealt to you: only in a seat's view.")
+
+
+class DealerBonusEventSchema(EventBaseSchema):
+    class Meta:
+        description = "The dealer takes the table just dealt, scoring escobas (escoba, R10)."
+
+    type = Kind(EventKind.DEALER_BONUS)
+    hand = Integer(metadata={"description": "The hand number."})
+    seat = Integer(metadata={"description": "The dealer."})
+    capture = Cards("The table it took.")
+    scopas = Integer(metadata={"description": "The escobas it scores."})
+
+
+class MoveEventSchema(EventBaseSchema):
+    class Meta:
+        description = "A seat played a card (R4, R5)."
+
+    optional = EventBaseSchema.optional | {"timeout"}
+
+    type = Kind(EventKind.MOVE)
     seat = Integer()
-    card = Card()
-    capture = Cards("Cards taken.")
-    scopa = Boolean()
-    scopas = Integer(metadata={"description": "Dealer's bonus: the escobas it scores."})
+    card = Card(metadata={"description": "The card played."})
+    capture = Cards("The table cards taken; empty when the card was laid.")
+    scopa = Boolean(metadata={"description": "The move scored a scopa (R5)."})
+    timeout = Boolean(
+        metadata={
+            "description": "Only on a move the service played for a person whose turn "
+            "clock ran out (always true): the greedy player's move (docs/rules.md R12)."
+        }
+    )
+
+
+class HandOverEventSchema(EventBaseSchema):
+    class Meta:
+        description = "The hand's last card was played: the remainder and the score (R6, R7)."
+
+    type = Kind(EventKind.HAND_OVER)
+    hand = Integer(metadata={"description": "The hand number."})
     remainder = fields.Nested(RemainderSchema)
     score = fields.Nested(HandScoreSchema)
-    winner = Integer(allow_none=True)
-    scores = fields.List(Integer())
+
+
+class MatchOverEventSchema(EventBaseSchema):
+    class Meta:
+        description = "A side won (R8, R9 napoleone)."
+
+    type = Kind(EventKind.MATCH_OVER)
+    winner = Integer(metadata={"description": "The winning team."})
+    scores = fields.List(Integer(), metadata={"description": "Match totals, by team."})
+
+
+class RematchEventSchema(EventBaseSchema):
+    class Meta:
+        description = "After the match: a seat asked for the next one."
+
+    type = Kind(EventKind.REMATCH)
+    game = fields.String(metadata={"description": "The next match's game id."})
+
+
+#: The schema of each kind of event.
+EVENT_SCHEMAS: dict[str, type[EventBaseSchema]] = {
+    EventKind.SEAT_JOINED: SeatJoinedEventSchema,
+    EventKind.SEAT_LEFT: SeatLeftEventSchema,
+    EventKind.MATCH_STARTED: MatchStartedEventSchema,
+    EventKind.REDEAL: RedealEventSchema,
+    EventKind.DEAL: DealEventSchema,
+    EventKind.DEALER_BONUS: DealerBonusEventSchema,
+    EventKind.MOVE: MoveEventSchema,
+    EventKind.HAND_OVER: HandOverEventSchema,
+    EventKind.MATCH_OVER: MatchOverEventSchema,
+    EventKind.REMATCH: RematchEventSchema,
+}
+
+
+def Events(description: str | None = None) -> fields.List:  # noqa: N802
+    """A list of events, each as the schema of its ``type``: ``Event`` in the spec."""
+    event = TaggedUnion(
+        "Event",
+        "type",
+        {kind: schema() for kind, schema in EVENT_SCHEMAS.items()},
+        description="One thing that happened in a game; `type` says what, and which fields it has.",
+    )
+    metadata = {"description": description} if description else {}
+    return fields.List(event, metadata=metadata)
 
 
 class CreatedSeatSchema(ResponseSchema):
     seat = Integer()
-    name = fields.String()
+    name = fields.String(allow_none=True, metadata={"description": "Null for an open seat."})
     team = Integer()
-    bot = fields.String(
+    open = Boolean(metadata={"description": "Open for someone to join with the join code."})
+    bot = BotLevel(
         allow_none=True,
-        validate=validate.OneOf(BOT_LEVELS),
         metadata={"description": "The computer player's level, or null for a person."},
     )
     token = fields.String(
         allow_none=True,
         metadata={
             "description": "This seat's secret bearer token, shown only in this response: "
-            "send it as `Authorization: Bearer <token>`. Null for a computer player."
+            "send it as `Authorization: Bearer <token>`. Null for a computer player and "
+            "an open seat."
         },
     )
 
@@ -285,37 +513,33 @@ class GameCreatedSchema(ResponseSchema):
     id = fields.String()
     version = Integer()
     seats = fields.List(fields.Nested(CreatedSeatSchema))
-    events = fields.List(
-        fields.Nested(EventSchema),
-        metadata={"description": "The computer players' moves, if they played first."},
+    join = fields.Nested(
+        JoinInfoSchema,
+        allow_none=True,
+        metadata={"description": "How people take the open seats; null when none is open."},
     )
+    events = Events("The computer players' moves, if they played first.")
     state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
 
 
 class MoveResultSchema(ResponseSchema):
     move = fields.Nested(PlayedMoveSchema)
-    events = fields.List(
-        fields.Nested(EventSchema),
-        metadata={
-            "description": "What followed the move: the computer players' moves, deals, "
-            "the hand's score, the match's end."
-        },
+    events = Events(
+        "What followed the move: the computer players' moves, deals, the hand's score, "
+        "the match's end."
     )
     state = fields.Nested(GameViewSchema, metadata={"description": "Your view after the move."})
 
 
 class BotMovesSchema(ResponseSchema):
-    events = fields.List(
-        fields.Nested(EventSchema),
-        metadata={"description": "The computer players' moves and what followed them."},
-    )
+    events = Events("The computer players' moves and what followed them.")
     state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
 
 
 class EventLogSchema(ResponseSchema):
     id = fields.String()
     version = Integer()
-    events = fields.List(fields.Nested(EventSchema))
+    events = Events()
 
 
 class EventQuerySchema(StrictSchema):
@@ -327,3 +551,50 @@ class EventQuerySchema(StrictSchema):
             "out: from the first)."
         },
     )
+
+
+class JoinRequestSchema(StrictSchema):
+    name = Name("Your display name (1-40 characters).", required=True)
+    code = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "The game's join code, from whoever created it."},
+    )
+    seat = Integer(
+        validate=validate.Range(0, 5),
+        metadata={"description": "The open seat to take (default: the first open one)."},
+    )
+
+
+class JoinedSchema(ResponseSchema):
+    id = fields.String(metadata={"description": "The game id."})
+    seat = Integer(metadata={"description": "Your seat."})
+    name = fields.String()
+    team = Integer()
+    token = fields.String(
+        metadata={
+            "description": "Your seat's secret bearer token, shown only in this response "
+            "(and its replays with the same Idempotency-Key): send it as "
+            "`Authorization: Bearer <token>`."
+        }
+    )
+    state = fields.Nested(
+        GameViewSchema,
+        metadata={
+            "description": "Your view: `waiting` while seats are open, `playing` once you "
+            "took the last one."
+        },
+    )
+
+
+class RematchSchema(ResponseSchema):
+    id = fields.String(metadata={"description": "The rematch's game id."})
+    seat = Integer(metadata={"description": "Your seat there: the same as in this match."})
+    token = fields.String(
+        metadata={
+            "description": "Your seat's token for the rematch. Every seat of the finished "
+            "match gets its own by asking here with its token for that match; asking again "
+            "gives the same one."
+        }
+    )
+    state = fields.Nested(GameViewSchema, metadata={"description": "Your view of the rematch."})

@@ -46,7 +46,7 @@ class GameHint(MethodView):
         point margin it expects from it. It sees only what your seat sees."""
         game = store().load(game_id)
         seat = seat_required(game)
-        match = game.match
+        match = game.playing
         if match.status is not Status.PLAYING or match.turn != seat:
             raise Problem(
                 409,

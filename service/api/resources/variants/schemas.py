@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
+from ...fields import VariantName
 from ...responses import ResponseSchema
 
 
@@ -21,8 +22,10 @@ class OptionSchema(ResponseSchema):
     description = fields.String()
 
 
-class VariantSchema(ResponseSchema):
-    name = fields.String(metadata={"description": "The `variant` value of `POST /v1/games`."})
+class VariantInfoSchema(ResponseSchema):
+    """A variant as `GET /v1/variants` describes it (``Variant`` in the spec is its name)."""
+
+    name = VariantName(metadata={"description": "The `variant` value of `POST /v1/games`."})
     title = fields.String()
     description = fields.String(metadata={"description": "A paragraph on how it is played."})
     players = fields.List(fields.Integer(), metadata={"description": "Player counts allowed."})
@@ -36,4 +39,4 @@ class VariantSchema(ResponseSchema):
 
 
 class VariantListSchema(ResponseSchema):
-    variants = fields.List(fields.Nested(VariantSchema))
+    variants = fields.List(fields.Nested(VariantInfoSchema))

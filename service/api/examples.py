@@ -1,0 +1,223 @@
+"""The examples the spec shows, by operationId: one exchange with the service, the match
+of the README. Ana creates a match against Bruno, a `greedy` computer player, from a
+given deck; she reads her view and her legal moves, plays the settebello without saying
+what it takes (422: it can take two ways), then says which; Bruno answers at once.
+
+Every value is what the service answers (but the game id and Ana's token, which are
+random): tests/test_openapi.py replays the exchange and compares, and checks every example
+against its schema in the spec. :class:`~.blueprint.Blueprint` puts them in the spec.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+GAME_ID = "IQXvjVesTzUolFf46urnQg"
+#: Ana's seat token.
+TOKEN = "2mOwNUT20lIcN-wKACu-CV8APgi-_gBo"
+
+#: With ``first_dealer`` 1, seat 0 is dealt the first three cards, seat 1 the next three
+#: and the table the four after those; the stock is the rest.
+DECK = [
+    "7D", "3C", "10S", "5B", "2S", "9C", "4D", "3B", "6C", "1S",
+    "1D", "2D", "3D", "4C", "5D", "6D", "8D", "9D", "10D", "1C",
+    "2C", "5C", "7C", "8C", "9S", "10C", "1B", "2B", "4B", "6B",
+    "7B", "8B", "9B", "10B", "3S", "4S", "5S", "6S", "7S", "8S",
+]  # fmt: skip
+CREATE = {
+    "seats": [{"name": "Ana"}, {"name": "Bruno", "bot": "greedy"}],
+    "first_dealer": 1,
+    "deck": DECK,
+}
+RULES = {
+    "re_bello": False,
+    "napola": False,
+    "napoleone": False,
+    "forced_capture": "card",
+    "dealer_last_sweep": False,
+}
+TEAMS = [{"team": 0, "seats": [0], "score": 0}, {"team": 1, "seats": [1], "score": 0}]
+
+
+def _seats(ana: tuple[int, int], bruno: tuple[int, int]) -> list[dict[str, Any]]:
+    """The seats of a view, from each seat's (cards in hand, cards captured)."""
+    return [
+        {
+            "seat": seat,
+            "name": name,
+            "open": False,
+            "bot": bot,
+            "team": seat,
+            "hand_count": counts[0],
+            "captured_count": counts[1],
+            "scopas": 0,
+        }
+        for seat, (name, bot, counts) in enumerate([("Ana", None, ana), ("Bruno", "greedy", bruno)])
+    ]
+
+
+def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
+    """The game as ``you`` sees it (None: a spectator) at ``version``, as first dealt
+    but for ``changes``."""
+    view: dict[str, Any] = {
+        "id": GAME_ID,
+        "version": version,
+        "seq": 1,  # the match's start and its first deal
+        "variant": "scopa",
+        "status": "playing",
+        "target": 11,
+        "rules": RULES,
+        "seeded": True,
+        "hand_number": 1,
+        "dealer": 1,
+        "turn": 0,
+        "table": ["1S", "3B", "4D", "6C"],
+        "stock_count": 30,
+        "you": you,
+        "hand": ["3C", "7D", "10S"],
+        "seats": _seats((3, 0), (3, 0)),
+        "teams": TEAMS,
+        "last_move": None,
+        "winner": None,
+        "spectators": True,
+        "clock": None,
+        "previous": None,
+        "next": None,
+        **changes,
+    }
+    if you is None:
+        del view["hand"]
+    return view
+
+
+CREATED = {
+    "id": GAME_ID,
+    "version": 1,
+    "seats": [
+        {"seat": 0, "name": "Ana", "team": 0, "open": False, "bot": None, "token": TOKEN},
+        {"seat": 1, "name": "Bruno", "team": 1, "open": False, "bot": "greedy", "token": None},
+    ],
+    "join": None,
+    "events": [],
+    "state": _view(1, None),
+}
+LEGAL_MOVES = [
+    {"card": "3C", "capture": ["3B"], "sweep": False},
+    {"card": "7D", "capture": ["1S", "6C"], "sweep": False},
+    {"card": "7D", "capture": ["3B", "4D"], "sweep": False},
+    {"card": "10S", "capture": ["1S", "3B", "6C"], "sweep": False},
+    {"card": "10S", "capture": ["4D", "6C"], "sweep": False},
+]
+AMBIGUOUS = {
+    "type": "/problems/ambiguous-move",
+    "title": "Ambiguous move",
+    "status": 422,
+    "detail": "7D can capture in 2 ways: say which in 'capture'",
+    "legal_captures": [["1S", "6C"], ["3B", "4D"]],
+}
+MOVE = {"card": "7D", "capture": ["4D", "3B"]}
+ANA_MOVED = {"seat": 0, "card": "7D", "capture": ["3B", "4D"], "scopa": False}
+BRUNO_MOVED = {"seat": 1, "card": "9C", "capture": [], "scopa": False}
+MOVED = {
+    "move": ANA_MOVED,
+    "events": [{"type": "move", "seq": 3, **BRUNO_MOVED}],
+    "state": _view(
+        2,
+        0,
+        seq=3,
+        table=["1S", "6C", "9C"],
+        hand=["3C", "10S"],
+        seats=_seats((2, 3), (2, 0)),
+        last_move=BRUNO_MOVED,
+    ),
+}
+EVENT_LOG = {
+    "id": GAME_ID,
+    "version": 2,
+    "events": [
+        {
+            "type": "match_started",
+            "seq": 0,
+            "variant": "scopa",
+            "seats": [
+                {"seat": 0, "name": "Ana", "team": 0},
+                {"seat": 1, "name": "Bruno", "team": 1},
+            ],
+            "target": 11,
+            "rules": RULES,
+            "seeded": True,
+            "dealer": 1,
+        },
+        {
+            "type": "deal",
+            "seq": 1,
+            "hand": 1,
+            "dealer": 1,
+            "cards_each": 3,
+            "table": ["1S", "3B", "4D", "6C"],
+            "stock_count": 30,
+            "cards": ["3C", "7D", "10S"],
+        },
+        {"type": "move", "seq": 2, **ANA_MOVED},
+        {"type": "move", "seq": 3, **BRUNO_MOVED},
+    ],
+}
+GAME_NOT_FOUND = {
+    "type": "/problems/game-not-found",
+    "title": "Game not found",
+    "status": 404,
+    "detail": "No game has this id: it never existed, or it expired after a long pause.",
+}
+
+#: Ana's first position, for the endpoints that take a position in the body.
+POSITION = {"hand": ["3C", "7D", "10S"], "table": ["1S", "3B", "4D", "6C"]}
+PILES = {
+    "piles": [["7D", "6D", "1C", "5S", "7B", "3D"], ["2C", "4C", "6C", "10D", "9S"]],
+    "scopas": [1, 0],
+}
+SCORE = {
+    "teams": [
+        {
+            "team": 0,
+            "captured": ["1C", "3D", "5S", "6D", "7D", "7B"],
+            "cards": 6,
+            "coins": 3,
+            "settebello": True,
+            "primiera": 73,
+            "scopas": 1,
+            "points": {"cards": 1, "coins": 1, "settebello": 1, "primiera": 1, "scopas": 1},
+            "total": 5,
+        },
+        {
+            "team": 1,
+            "captured": ["2C", "4C", "6C", "9S", "10D"],
+            "cards": 5,
+            "coins": 1,
+            "settebello": False,
+            "primiera": None,
+            "scopas": 0,
+            "points": {"cards": 0, "coins": 0, "settebello": 0, "primiera": 0, "scopas": 0},
+            "total": 0,
+        },
+    ]
+}
+
+#: The request body of each operation that takes one.
+REQUESTS: dict[str, Any] = {
+    "createGame": CREATE,
+    "playMove": MOVE,
+    "joinGame": {"name": "Carla", "code": "K7M2QXPA4R"},
+    "positionLegalMoves": POSITION,
+    "getPositionHint": {**POSITION, "dealer": 1},
+    "scoreHand": PILES,
+}
+#: Answers, by operation and status.
+ANSWERS: dict[str, dict[int, Any]] = {
+    "createGame": {201: CREATED},
+    "getGame": {200: _view(1, 0), 404: GAME_NOT_FOUND},
+    "listLegalMoves": {200: {"seat": 0, "moves": LEGAL_MOVES}},
+    "playMove": {200: MOVED, 422: AMBIGUOUS},
+    "getEventLog": {200: EVENT_LOG},
+    "positionLegalMoves": {200: {"moves": LEGAL_MOVES}},
+    "scoreHand": {200: SCORE},
+}

@@ -1,0 +1,72 @@
+"""What /v1/cards takes and answers."""
+
+from __future__ import annotations
+
+from marshmallow import fields, validate
+
+from ...fields import Card, Integer, StrictSchema, VariantName
+from ...responses import ResponseSchema
+from .names import CATEGORY_NAMES, FACES, LANGUAGES
+
+
+class CatalogueQuerySchema(StrictSchema):
+    lang = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language: `it`, `en`, `pt` or `es` (default: the best "
+            "match of `Accept-Language`, else `en`)."
+        },
+    )
+    faces = fields.String(
+        load_default="italian",
+        validate=validate.OneOf(FACES),
+        metadata={
+            "description": "The pack the names are for: `italian` (denari, coppe, spade, "
+            "bastoni; fante, cavallo, re) or `french` (diamonds, hearts, spades, clubs; "
+            "jack, queen, king), docs/rules.md R1.4."
+        },
+    )
+
+
+class SuitNameSchema(ResponseSchema):
+    suit = fields.String(
+        validate=validate.OneOf(list("DCSB")), metadata={"description": "The suit letter."}
+    )
+    name = fields.String()
+
+
+class ValueNameSchema(ResponseSchema):
+    value = Integer(validate=validate.Range(1, 10))
+    name = fields.String()
+
+
+class CardNameSchema(ResponseSchema):
+    card = Card()
+    name = fields.String(metadata={"description": "Also the card's accessible name."})
+
+
+class VariantTitleSchema(ResponseSchema):
+    variant = VariantName()
+    name = fields.String()
+
+
+class CategoryNameSchema(ResponseSchema):
+    category = fields.String(
+        validate=validate.OneOf(list(CATEGORY_NAMES["en"])),
+        metadata={
+            "description": "A key of a hand score's `points` (docs/rules.md R7, R9), or `total`."
+        },
+    )
+    name = fields.String()
+
+
+class CatalogueSchema(ResponseSchema):
+    lang = fields.String(validate=validate.OneOf(LANGUAGES))
+    faces = fields.String(validate=validate.OneOf(FACES))
+    suits = fields.List(fields.Nested(SuitNameSchema))
+    values = fields.List(fields.Nested(ValueNameSchema))
+    cards = fields.List(
+        fields.Nested(CardNameSchema), metadata={"description": "All 40 cards, in deck order."}
+    )
+    variants = fields.List(fields.Nested(VariantTitleSchema))
+    categories = fields.List(fields.Nested(CategoryNameSchema))

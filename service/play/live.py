@@ -1,0 +1,374 @@
+"""Following games live: what the event streams (``GET /v1/games/{id}/stream``) of one
+process share.
+
+- :class:`Hub`: the process's one Redis subscriber. Each commit publishes its game's
+  event log length on the game's shard channel (:meth:`GameStore.commit`, in the same
+  script as the write); the hub listens, on one connection, to the channels of the games
+  followed in this process, and wakes their :class:`Feed`. Whichever process or worker
+  committed, every stream hears of it.
+- :class:`Feed`: one game's event log as this process has read it, shared by the
+  streams that follow the game here: one read of the new events per commit, however
+  many streams follow.
+- :class:`StreamLeases`: the streams open at once per client address, counted in Redis
+  for every instance.
+
+A stream's thread holds no Redis connection while it waits: what it reads, it reads on
+the store's shared client, one pooled connection for the time of a command.
+
+Nothing is lost between a stream's read and a commit: a stream follows the game first,
+then reads the game; the hub subscribes in the background and, once Redis confirms the
+subscription (and after every reconnection), has the feed read the log again from where
+it stands. The log is the truth; a message only wakes. So that a stream also notices a
+game that expired (which publishes nothing), and catches up even while the subscriber
+is down, it has the feed read the log again at each keep-alive.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+import weakref
+
+import redis
+
+from ..engine import Event
+from .store import GameNotFoundError, GameStore, channel_for
+
+#: How soon the subscriber takes up a game newly followed (it looks between messages).
+POLL_SECONDS = 0.05
+#: The longest the subscriber waits before it tries Redis again after a failure.
+MAX_BACKOFF_SECONDS = 5.0
+log = logging.getLogger(__name__)
+
+_stopping = threading.Event()
+_hubs: weakref.WeakSet[Hub] = weakref.WeakSet()
+
+
+def stop_all() -> None:
+    """End every stream of this process (the server is shutting down): each sends its
+    last event and closes, and its client reconnects elsewhere with Last-Event-ID.
+    Safe to call from a signal handler."""
+    _stopping.set()
+    for hub in list(_hubs):
+        hub.wake_all()
+
+
+def stopping() -> bool:
+    return _stopping.is_set()
+
+
+class HubFullError(RuntimeError):
+    """This process follows as many streams as it may (``STREAMS_PER_WORKER``)."""
+
+
+class Feed:
+    """One game's event log as this process has read it, from the position its first
+    reader asked for on; and its followers, woken when it changes."""
+
+    def __init__(self, game_id: str, store: GameStore) -> None:
+        self.game_id = game_id
+        self.followers = 0
+        self._store = store
+        self._base: int | None = None  # the position of self._log[0]
+        self._log: list[Event] = []
+        self._announced = 0  # the log length the latest commit published
+        self._stale = True  # read the log again, whatever was announced
+        self._read_at = 0.0
+        self._lock = threading.Lock()  # the fields above but the log, and the waiters
+        self._reading = threading.Lock()  # one read of Redis at a time
+        self._waiters: set[threading.Event] = set()
+
+    def add(self, waiter: threading.Event) -> None:
+        with self._lock:
+            self._waiters.add(waiter)
+
+    def discard(self, waiter: threading.Event) -> None:
+        with self._lock:
+            self._waiters.discard(waiter)
+
+    def announce(self, length: int | None) -> None:
+        """(The subscriber's thread.) A commit made the log ``length`` events long, or
+        (None) the subscription was confirmed: read what is new, once for every
+        follower, then wake them. If that read fails, each reads for itself."""
+        with self._lock:
+            if length is None:
+                self._stale = True
+            elif length > self._announced:
+                self._announced = length
+        try:
+            self._catch_up()
+        except (GameNotFoundError, redis.RedisError, OSError):
+            pass  # left stale: each follower reads again, and sees what is wrong
+        self._wake()
+
+    def invalidate(self) -> None:
+        """Have every follower read the log again (no Redis call here: safe in a
+        signal handler)."""
+        with self._lock:
+            self._stale = True
+        self._wake()
+
+    def _wake(self) -> None:
+        with self._lock:
+            waiters = list(self._waiters)
+        for waiter in waiters:
+            waiter.set()
+
+    def refresh(self, max_age: float) -> None:
+        """Have the next :meth:`since` read the log again if it was last read more than
+        ``max_age`` seconds ago (a missed message, or a game that expired)."""
+        with self._lock:
+            if time.monotonic() - self._read_at >= max_age:
+                self._stale = True
+
+    def _fresh(self, start: int) -> bool:
+        """Whether the log held answers ``since(start)`` as it is."""
+        base = self._base
+        return (
+            base is not None
+            and start >= base
+            and not self._stale
+            and self._announced <= base + len(self._log)
+        )
+
+    def since(self, start: int) -> list[Event]:
+        """The events from position ``start`` on, as far as this process knows them now
+        (it reads Redis when a commit announced more than it holds, or when stale).
+        Raises GameNotFoundError once the game is gone, and Redis errors."""
+        if not self._fresh(start):
+            with self._reading:
+                if self._base is None:
+                    self._base = start
+                elif start < self._base:  # before what this feed keeps: read it directly
+                    return self._store.events(self.game_id, start, shared=True)[1]
+            self._catch_up()
+        assert self._base is not None
+        return self._log[start - self._base :]
+
+    def _catch_up(self) -> None:
+        with self._reading:
+            if self._base is None:
+                return  # nobody has read yet: the first reader reads
+            with self._lock:
+                end = self._base + len(self._log)
+                read = self._stale or self._announced > end
+                self._stale = False
+            if not read:
+                return
+            try:
+                _, new = self._store.events(self.game_id, end, shared=True)
+            except BaseException:
+                with self._lock:
+                    self._stale = True
+                raise
+            self._log += new
+            self._read_at = time.monotonic()
+
+
+class Follower:
+    """One stream's hold on a game's feed: read with :meth:`since`, then :meth:`wait`
+    for news; :meth:`close` it when the stream ends."""
+
+    def __init__(self, hub: Hub, feed: Feed) -> None:
+        self._hub = hub
+        self.feed = feed
+        self._news = threading.Event()
+        self._closed = False
+        feed.add(self._news)
+
+    def since(self, start: int) -> list[Event]:
+        """The events from ``start`` on (see :meth:`Feed.since`); any news after this
+        call starts makes the next :meth:`wait` return at once."""
+        self._news.clear()
+        return self.feed.since(start)
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for news; whether some came."""
+        return self._news.wait(timeout)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.feed.discard(self._news)
+            self._hub.leave(self.feed)
+
+
+class Hub:
+    """The process's subscriber: one connection to Redis, one thread, whatever the
+    number of streams; at most ``capacity`` streams at once (0: no limit)."""
+
+    def __init__(self, url: str, store: GameStore, *, capacity: int, timeout: float) -> None:
+        self.capacity = capacity
+        self._store = store
+        self._client = redis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            socket_keepalive=True,
+            health_check_interval=30,
+        )
+        self._lock = threading.Lock()
+        self._feeds: dict[str, Feed] = {}  # by channel
+        self._followers = 0
+        self._changed = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        _hubs.add(self)
+
+    @property
+    def followers(self) -> int:
+        return self._followers
+
+    def follow(self, game_id: str) -> Follower:
+        """Follow ``game_id``: its feed wakes on every commit to the game from now on
+        (the subscription is made in the background; once Redis confirms it the feed
+        reads the log again, so that nothing committed meanwhile is missed). Raises
+        HubFullError when this process follows ``capacity`` streams already."""
+        channel = channel_for(game_id)
+        with self._lock:
+            if self._closed or stopping():
+                raise HubFullError("the server is shutting down")
+            if self.capacity and self._followers >= self.capacity:
+                raise HubFullError(f"{self._followers} streams are open in this process")
+            feed = self._feeds.get(channel)
+            if feed is None:
+                feed = self._feeds[channel] = Feed(game_id, self._store)
+                self._changed = True
+            feed.followers += 1
+            self._followers += 1
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="scopa-live-hub", daemon=True
+                )
+                self._thread.start()
+        return Follower(self, feed)
+
+    def leave(self, feed: Feed) -> None:
+        channel = channel_for(feed.game_id)
+        with self._lock:
+            feed.followers -= 1
+            self._followers -= 1
+            if feed.followers == 0 and self._feeds.get(channel) is feed:
+                del self._feeds[channel]
+                self._changed = True
+
+    def wake_all(self) -> None:
+        """Have every follower read its log again (no Redis call: safe in a signal
+        handler)."""
+        with self._lock:
+            feeds = list(self._feeds.values())
+        for feed in feeds:
+            feed.invalidate()
+
+    def close(self) -> None:
+        """Stop the subscriber (for tests and shutdown)."""
+        with self._lock:
+            self._closed = True
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout=5)
+        self._client.close()
+
+    def _wanted(self) -> set[str] | None:
+        """The channels to listen to, if they changed since last asked."""
+        with self._lock:
+            if not self._changed:
+                return None
+            self._changed = False
+            return set(self._feeds)
+
+    def _run(self) -> None:
+        pubsub = self._client.pubsub()
+        listening: set[str] = set()
+        failures = 0
+        sharded: bool | None = None  # shard channels (Redis 7), or plain ones (Redis 6)
+        try:
+            while not self._closed:
+                try:
+                    if sharded is None:
+                        version = str(self._client.info("server")["redis_version"])
+                        sharded = int(version.split(".")[0]) >= 7
+                    wanted = self._wanted()
+                    if wanted is not None:
+                        # Confirmed subscriptions come back as messages (_dispatch).
+                        if added := wanted - listening:
+                            (pubsub.ssubscribe if sharded else pubsub.subscribe)(*added)
+                            listening |= added
+                        if dropped := listening - wanted:
+                            (pubsub.sunsubscribe if sharded else pubsub.unsubscribe)(*dropped)
+                            listening -= dropped
+                    message = pubsub.get_message(timeout=POLL_SECONDS)
+                    while message is not None:
+                        self._dispatch(message)
+                        message = pubsub.get_message(timeout=0.0)
+                    if failures:
+                        log.info("live updates: listening to Redis again")
+                    failures = 0
+                except (redis.RedisError, OSError) as error:
+                    if not failures:
+                        log.warning(
+                            "live updates: the subscriber lost Redis (%s); streams read "
+                            "the log at each keep-alive meanwhile",
+                            type(error).__name__,
+                        )
+                    failures += 1
+                    with self._lock:
+                        self._changed = True  # compare what is wanted again
+                    self.wake_all()
+                    time.sleep(min(MAX_BACKOFF_SECONDS, 0.1 * 2**failures))
+        finally:
+            pubsub.close()
+
+    def _dispatch(self, message: dict[str, object]) -> None:
+        kind = message["type"]
+        with self._lock:
+            feed = self._feeds.get(str(message["channel"]))
+        if feed is None:
+            return
+        if kind in ("smessage", "message"):
+            feed.announce(int(str(message["data"])))
+        elif kind in ("ssubscribe", "subscribe"):  # (again, after a reconnection)
+            feed.announce(None)  # read what came before
+
+
+class StreamLeases:
+    """The streams open at once per client address, for every instance: a sorted set
+    per address (``scopa:streams:{<address>}``) of leases, each expiring ``seconds``
+    after it was taken or last renewed, so that the streams of a process that died stop
+    counting by themselves."""
+
+    PREFIX = "scopa:streams:"
+
+    def __init__(self, store: GameStore, seconds: float) -> None:
+        self._store = store
+        self.seconds = seconds
+
+    def _key(self, who: str) -> str:
+        return f"{self.PREFIX}{{{who}}}"
+
+    def take(self, who: str, limit: int) -> str | None:
+        """A new lease for ``who``, or None if ``who`` holds ``limit`` already."""
+        key, lease, now = self._key(who), secrets.token_hex(8), time.time()
+        with self._store.shared.pipeline(transaction=True) as pipe:
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zadd(key, {lease: now + self.seconds})
+            pipe.zcard(key)
+            pipe.expire(key, int(self.seconds) + 1)
+            held = pipe.execute()[2]
+        if held > limit:
+            self.release(who, lease)
+            return None
+        return lease
+
+    def renew(self, who: str, lease: str) -> None:
+        key = self._key(who)
+        with self._store.shared.pipeline(transaction=True) as pipe:
+            pipe.zadd(key, {lease: time.time() + self.seconds}, xx=True)
+            pipe.expire(key, int(self.seconds) + 1)
+            pipe.execute()
+
+    def release(self, who: str, lease: str) -> None:
+        self._store.shared.zrem(self._key(who), lease)

@@ -1,0 +1,650 @@
+// The page: start or join a match, follow it live, play it, read its scores.
+// It uses the public API only (api.js); the game follows the log (follow.js), applying
+// each event to the view it shows (events.js), animated (animate.js).
+
+import { animateMove, animateRemainder, moving } from './animate.js';
+import { ApiError, NetworkError, api } from './api.js';
+import { Clock } from './clock.js';
+import { $, $$, fill, h } from './dom.js';
+import { applyEvent, describe, seatName } from './events.js';
+import { follow } from './follow.js';
+import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
+import { useNames } from './names.js';
+import * as saved from './saved.js';
+import { handTable, matchTable, sideName } from './scores.js';
+import { language, preferredLanguage, setLanguage, t, translatePage } from './strings.js';
+import { renderGame } from './table.js';
+
+const SCREENS = ['loading', 'setup', 'join', 'lobby', 'game'];
+const RESYNC_MS = 2500;
+const DEAL_MS = 350;
+
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const page = {
+  faces: 'italian',
+  variants: [],
+  game: null,
+  dialog: null, // what the score dialog shows: a function that fills it again
+};
+const clock = new Clock($('#clock'));
+
+function screen(name) {
+  for (const id of SCREENS) $(`#${id}`).hidden = id !== name;
+  document.body.dataset.screen = name;
+}
+
+function showError(error) {
+  const box = $('#error');
+  if (!error) {
+    box.hidden = true;
+    fill(box);
+    delete box.dataset.offline;
+    return;
+  }
+  let text;
+  box.dataset.offline = String(error instanceof NetworkError);
+  if (error instanceof NetworkError) text = t('offline');
+  else if (error instanceof ApiError) text = t('error', { detail: error.message });
+  else text = t('error', { detail: String(error.message ?? error) });
+  fill(box, text);
+  box.hidden = false;
+}
+
+function say(text) {
+  if (text) fill($('#status'), text);
+}
+
+/** A capture choice: legal moves grouped by card. */
+function grouped(moves) {
+  const legal = new Map();
+  for (const move of moves) {
+    if (!legal.has(move.card)) legal.set(move.card, []);
+    legal.get(move.card).push(move.capture);
+  }
+  return legal;
+}
+
+// -- one game followed ----------------------------------------------------------------------
+
+class Game {
+  constructor(id, seat) {
+    this.id = id;
+    this.token = seat.token;
+    this.seat = seat.seat;
+    this.code = seat.code ?? null;
+    this.view = null;
+    this.seq = null;
+    this.queue = [];
+    this.pumping = false;
+    this.legal = null;
+    this.selected = null;
+    this.busy = false;
+    this.closed = false;
+    this.era = 0;
+    this.follower = null;
+    this.listen();
+  }
+
+  listen() {
+    this.follower?.close();
+    this.follower = follow(this.id, this.token, {
+      onState: (view, seq) => this.adopt(view, seq),
+      onEvents: (events) => this.receive(events),
+      onMode: (mode) => showMode(mode),
+      onGone: () => this.gone(),
+    });
+  }
+
+  close() {
+    this.closed = true;
+    this.follower?.close();
+    clearTimeout(this.resyncTimer);
+  }
+
+  shareUrl() {
+    if (!this.code) return null;
+    const query = new URLSearchParams({ game: this.id, code: this.code });
+    return `${location.origin}/play?${query}`;
+  }
+
+  /** The game as the server sees it, after event `seq`: draw it afresh. */
+  adopt(view, seq) {
+    if (this.closed) return;
+    this.era += 1; // an event being animated now is of the view before: it is dropped
+    this.view = view;
+    this.seq = seq;
+    this.queue = [];
+    this.legal = null;
+    this.selected = null;
+    this.draw();
+    if (view.last_move) say(describe(view, { type: 'move', ...view.last_move }));
+    if (view.status === 'finished') showResult(this);
+    this.settle();
+  }
+
+  receive(events) {
+    if (this.closed) return;
+    this.queue.push(...events);
+    this.pump();
+  }
+
+  async pump() {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.queue.length && !this.closed) {
+        const event = this.queue.shift();
+        if (this.seq !== null && event.seq <= this.seq) continue;
+        const era = this.era;
+        await this.apply(event);
+        if (era === this.era) {
+          this.seq = event.seq;
+          $('#game').dataset.seq = this.seq;
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+    if (this.closed) return;
+    this.draw();
+    this.settle();
+  }
+
+  /** One event of the log: animated, then the view after it drawn. */
+  async apply(event) {
+    const before = this.view;
+    const after = applyEvent(before, event);
+    const era = this.era;
+    const draw = (view, extra) => era === this.era && this.draw(view, extra);
+    let extra = {};
+    this.legal = null;
+    this.selected = null;
+    switch (event.type) {
+      case 'move':
+        if (moving()) await animateMove(event, before, after, page.faces, draw);
+        if (era !== this.era) return;
+        break;
+      case 'deal':
+        extra = { dealt: new Set([...(event.cards ?? []), ...event.table]) };
+        break;
+      case 'hand_over':
+        if (moving()) await animateRemainder(event, page.faces, draw, after);
+        if (era !== this.era) return;
+        this.view = after;
+        showHand(this, event.score);
+        break;
+      case 'match_over':
+        this.view = after;
+        showResult(this);
+        break;
+      case 'rematch':
+        this.view = after;
+        if (page.dialog?.game === this) page.dialog.fill();
+        else showResult(this);
+        break;
+      default:
+        break;
+    }
+    this.view = after;
+    say(describe(before, event));
+    this.draw(after, extra);
+    if (extra.dealt && moving()) await wait(DEAL_MS);
+  }
+
+  /** Your turn: read the view and your legal moves (what a move is played on). */
+  async settle() {
+    const view = this.view;
+    const mine = view && view.status === 'playing' && view.you !== null && view.turn === view.you;
+    if (!mine || this.legal || this.settling || this.closed) return;
+    this.settling = true;
+    const seen = [this.era, this.seq];
+    let stale = false;
+    try {
+      const [fresh, moves] = await Promise.all([
+        api.view(this.id, this.token),
+        api.legalMoves(this.id, this.token),
+      ]);
+      if (this.closed) return;
+      // Events came meanwhile (a move played for us when our time ran out, or from
+      // another device): this read may be older than them. Read again after them.
+      stale = this.pumping || this.queue.length > 0 || seen[0] !== this.era || seen[1] !== this.seq;
+      if (stale) return;
+      if (fresh.status === 'playing' && fresh.turn === fresh.you && moves.length) {
+        this.view = fresh;
+        this.legal = grouped(moves);
+        this.draw();
+      } else {
+        // The server has moved on: its events are on their way. If they do not come,
+        // start again from the server's state.
+        clearTimeout(this.resyncTimer);
+        this.resyncTimer = setTimeout(() => {
+          if (!this.closed && !this.legal && !this.pumping && this.view === view) {
+            this.seq = null;
+            this.listen();
+          }
+        }, RESYNC_MS);
+      }
+    } catch (error) {
+      showError(error);
+    } finally {
+      this.settling = false;
+      if (stale && !this.pumping) this.settle();
+    }
+  }
+
+  draw(view = this.view, extra = {}) {
+    if (!view || this.closed) return;
+    if (view.status === 'waiting') {
+      screen('lobby');
+      renderLobby(view, this.seat, this.shareUrl());
+      return;
+    }
+    screen('game');
+    renderGame(view, {
+      faces: page.faces,
+      legal: this.legal,
+      selected: this.selected,
+      focus: this.focus,
+      ...extra,
+    });
+    const game = $('#game');
+    game.dataset.game = this.id;
+    game.dataset.status = view.status;
+    game.dataset.seq = this.seq ?? '';
+    game.dataset.ready = String(Boolean(this.legal && !this.busy && !extra.hidden));
+    const turn = view.turn === null ? '' : seatName(view, view.turn);
+    clock.show(view, turn);
+    $('#show-scores').hidden = view.hand_number < 2 && view.status !== 'finished';
+  }
+
+  /** A card of your hand clicked (or Enter, Space): play it, or ask what it takes. */
+  choose(card) {
+    if (this.busy || !this.legal?.has(card)) return;
+    this.focus = card;
+    const options = this.legal.get(card);
+    if (options.length === 1) {
+      this.send(card, options[0]);
+      return;
+    }
+    this.selected = card;
+    this.draw();
+    $('#choice-list .choice')?.focus();
+  }
+
+  cancel() {
+    if (!this.selected) return;
+    const card = this.selected;
+    this.selected = null;
+    this.draw();
+    $(`#hand [data-card="${card}"]`)?.focus();
+  }
+
+  async send(card, capture) {
+    const seq = this.seq;
+    this.busy = true;
+    this.refresh();
+    try {
+      await api.move(this.id, this.token, card, capture, this.view.version);
+      showError(null);
+      if (this.seq === seq) {
+        // Its events are on their way (the stream's, or the poll this asks for now).
+        this.legal = null;
+        this.selected = null;
+      }
+      this.follower.poke();
+    } catch (error) {
+      showError(error);
+      if (error instanceof ApiError && [409, 412, 422].includes(error.status)) {
+        this.legal = null;
+        this.selected = null;
+        this.settle();
+      }
+    } finally {
+      this.busy = false;
+      this.refresh();
+    }
+  }
+
+  /** Draw the view again, unless an event is being animated (it draws when done). */
+  refresh() {
+    if (!this.pumping) this.draw();
+  }
+
+  async rematch() {
+    const answer = await api.rematch(this.id, this.token);
+    saved.keepSeat(answer.id, { token: answer.token, seat: answer.seat });
+    closeDialog();
+    openGame(answer.id, { token: answer.token, seat: answer.seat });
+  }
+
+  async leave() {
+    await api.leave(this.id, this.token);
+    saved.forgetSeat(this.id);
+    newGame();
+  }
+
+  gone() {
+    saved.forgetSeat(this.id);
+    closeGame();
+    screen('setup');
+    showError(new Error(t('gameGone')));
+  }
+}
+
+function showMode(mode) {
+  if ((mode === 'live' || mode === 'polling') && $('#error').dataset.offline === 'true') {
+    showError(null); // connected again
+  }
+  const el = $('#connection');
+  el.dataset.mode = mode;
+  fill(el, { live: t('live'), polling: t('polling') }[mode] ?? t('offline'));
+}
+
+function openGame(id, seat) {
+  closeGame();
+  showError(null);
+  fill($('#status'));
+  history.replaceState(null, '', `/play?${new URLSearchParams({ game: id })}`);
+  screen('loading');
+  page.game = new Game(id, seat);
+}
+
+function closeGame() {
+  page.game?.close();
+  page.game = null;
+  clock.stop();
+  closeDialog();
+  fill($('#connection'));
+}
+
+function newGame() {
+  closeGame();
+  saved.leaveCurrent();
+  history.replaceState(null, '', '/play');
+  screen('setup');
+  $('#setup-form').elements.name.focus();
+}
+
+// -- the score dialog -------------------------------------------------------------------------
+
+function openDialog(game, title, fillBody) {
+  const dialog = $('#scores-dialog');
+  page.dialog = {
+    game,
+    fill() {
+      fill($('#scores-title'), title());
+      fillBody();
+      const view = game.view;
+      const rematch = view.status === 'finished' && view.you !== null;
+      $('#rematch').hidden = !rematch;
+      $('#rematch-note').hidden = !(rematch && view.next);
+      $('#dialog-new-game').hidden = view.status !== 'finished';
+      fill($('#close-scores'), view.status === 'finished' ? t('close') : t('continue'));
+    },
+  };
+  page.dialog.fill();
+  if (!dialog.open) dialog.showModal();
+}
+
+function closeDialog() {
+  const dialog = $('#scores-dialog');
+  if (dialog.open) dialog.close();
+  page.dialog = null;
+}
+
+function showHand(game, score) {
+  openDialog(game, () => t('handScore', { n: score.hand }), () => {
+    fill($('#result'));
+    fill($('#scores-body'), handTable(game.view, score));
+  });
+}
+
+async function showScores(game, { result = false } = {}) {
+  let hands = [];
+  try {
+    hands = await api.hands(game.id, game.token);
+  } catch (error) {
+    showError(error);
+  }
+  if (game.closed) return;
+  openDialog(game, () => (result ? t('matchOver') : t('scores')), () => {
+    const view = game.view;
+    if (result) fill($('#result'), resultText(view));
+    else fill($('#result'));
+    const last = hands[hands.length - 1];
+    fill($('#scores-body'), last ? handTable(view, last) : null, hands.length > 1 ? matchTable(view, hands) : null);
+  });
+}
+
+function showResult(game) {
+  return showScores(game, { result: true });
+}
+
+function resultText(view) {
+  if (view.winner === null) return '';
+  if (view.you !== null) {
+    return view.seats[view.you].team === view.winner ? t('youWon') : t('youLost');
+  }
+  return t('won', { names: sideName(view, view.winner) });
+}
+
+// -- the screens before a match -----------------------------------------------------------------
+
+async function showJoin(id, code) {
+  screen('join');
+  const form = $('#join-form');
+  form.dataset.game = id;
+  form.dataset.code = code;
+  form.elements.name.value = saved.prefs().name ?? '';
+  form.querySelector('button').disabled = false;
+  fill($('#join-seats'));
+  try {
+    const view = await api.view(id);
+    fill($('#join-seats'), h('span', {}, t('seatsNow')), h('ul', {}, seatList(view, null)));
+    if (view.status !== 'waiting') {
+      showError(new Error(t('alreadyStarted')));
+      form.querySelector('button').disabled = true;
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) showError(new Error(t('gameGone')));
+    else if (!(error instanceof ApiError && error.status === 401)) showError(error);
+  }
+}
+
+async function join(form) {
+  const { game, code } = form.dataset;
+  const name = form.elements.name.value.trim();
+  saved.savePrefs({ name });
+  try {
+    const joined = await api.join(game, name, code);
+    saved.keepSeat(game, { token: joined.token, seat: joined.seat });
+    openGame(game, { token: joined.token, seat: joined.seat });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) showError(new Error(t('wrongCode')));
+    else if (error instanceof ApiError && error.status === 409) showError(new Error(t('noSeat')));
+    else showError(error);
+  }
+}
+
+async function start(form) {
+  const body = creation(form.elements);
+  saved.savePrefs({ name: body.seats[0].name });
+  const button = form.querySelector('[type=submit]');
+  button.disabled = true;
+  try {
+    const created = await api.create(body);
+    const mine = { token: created.seats[0].token, seat: 0, code: created.join?.code ?? null };
+    saved.keepSeat(created.id, mine);
+    openGame(created.id, mine);
+  } catch (error) {
+    showError(error);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// -- language and faces ---------------------------------------------------------------------
+
+async function useWords() {
+  try {
+    await useNames(language(), page.faces);
+  } catch (error) {
+    showError(error); // the page still works: cards are then named by their codes
+  }
+  translatePage();
+  fillSetup($('#setup-form').elements, page.variants);
+  page.game?.refresh();
+  page.dialog?.fill();
+  const mode = $('#connection').dataset.mode;
+  if (mode && page.game) showMode(mode);
+}
+
+// -- keyboard and pointer -------------------------------------------------------------------------
+
+/** Arrow keys move the focus along a row of buttons (one of them in the tab order). */
+function roving(container, event) {
+  const buttons = $$('button', container);
+  const at = buttons.indexOf(document.activeElement);
+  if (at < 0) return false;
+  const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  let to = null;
+  if (event.key in moves) to = (at + moves[event.key] + buttons.length) % buttons.length;
+  else if (event.key === 'Home') to = 0;
+  else if (event.key === 'End') to = buttons.length - 1;
+  if (to === null) return false;
+  event.preventDefault();
+  buttons.forEach((button, i) => button.setAttribute('tabindex', i === to ? '0' : '-1'));
+  buttons[to].focus();
+  return true;
+}
+
+/** Light up the table cards `cards` (what a move would take). */
+function preview(cards) {
+  const taking = new Set(cards);
+  for (const el of $$('#table .card')) el.classList.toggle('showing', taking.has(el.dataset.card));
+}
+
+function previewCard(card) {
+  const game = page.game;
+  const options = game?.legal?.get(card);
+  preview(options && !game.selected ? options.flat() : []);
+}
+
+function wire() {
+  const lang = $('#lang');
+  const faces = $('#faces');
+  lang.addEventListener('change', () => {
+    setLanguage(lang.value);
+    saved.savePrefs({ lang: lang.value });
+    useWords();
+  });
+  faces.addEventListener('change', () => {
+    page.faces = faces.value;
+    saved.savePrefs({ faces: faces.value });
+    useWords();
+  });
+  $('#new-game').addEventListener('click', newGame);
+
+  const setup = $('#setup-form');
+  setup.addEventListener('submit', (event) => {
+    event.preventDefault();
+    start(setup);
+  });
+  setup.elements.variant.addEventListener('change', () => variantChanged(setup.elements, page.variants));
+  for (const radio of setup.elements.against) {
+    radio.addEventListener('change', () => againstChanged(setup.elements));
+  }
+  $('#join-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    join(event.target);
+  });
+
+  $('#copy').addEventListener('click', async () => {
+    const input = $('#share-link');
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+      fill($('#copy'), t('copied'));
+    } catch {
+      // no clipboard here: the link is selected, ready to copy by hand
+    }
+  });
+  $('#leave').addEventListener('click', () => page.game?.leave().catch(showError));
+
+  const hand = $('#hand');
+  hand.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-card]');
+    if (button) page.game?.choose(button.dataset.card);
+  });
+  hand.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') page.game?.cancel();
+    else roving(hand, event);
+  });
+  for (const kind of ['pointerover', 'focusin']) {
+    hand.addEventListener(kind, (event) => {
+      const button = event.target.closest('button[data-card]');
+      if (button) previewCard(button.dataset.card);
+    });
+  }
+  hand.addEventListener('pointerleave', () => preview([]));
+
+  const choices = $('#choice-list');
+  choices.addEventListener('click', (event) => {
+    const button = event.target.closest('button.choice');
+    const game = page.game;
+    if (button && game?.selected) game.send(game.selected, button.dataset.capture.split(' '));
+  });
+  choices.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') page.game?.cancel();
+    else roving(choices, event);
+  });
+  for (const kind of ['pointerover', 'focusin']) {
+    choices.addEventListener(kind, (event) => {
+      const button = event.target.closest('button.choice');
+      if (button) preview(button.dataset.capture.split(' '));
+    });
+  }
+  $('#cancel-choice').addEventListener('click', () => page.game?.cancel());
+
+  $('#show-scores').addEventListener('click', () => page.game && showScores(page.game));
+  $('#close-scores').addEventListener('click', closeDialog);
+  $('#scores-dialog').addEventListener('close', () => {
+    page.dialog = null;
+  });
+  $('#rematch').addEventListener('click', () => page.game?.rematch().catch(showError));
+  $('#dialog-new-game').addEventListener('click', newGame);
+}
+
+// -- the start ----------------------------------------------------------------------------------
+
+async function boot() {
+  const prefs = saved.prefs();
+  setLanguage(preferredLanguage(prefs.lang));
+  page.faces = prefs.faces === 'french' ? 'french' : 'italian';
+  $('#lang').value = language();
+  $('#faces').value = page.faces;
+  $('#setup-form').elements.name.value = prefs.name ?? '';
+  wire();
+  try {
+    page.variants = await api.variants();
+  } catch (error) {
+    showError(error);
+  }
+  await useWords();
+
+  const params = new URLSearchParams(location.search);
+  const id = params.get('game');
+  const code = params.get('code');
+  const seat = id ? saved.seatIn(id) : null;
+  if (id && seat) openGame(id, seat);
+  else if (id && code) showJoin(id, code);
+  else {
+    const current = saved.currentGame();
+    const kept = current ? saved.seatIn(current) : null;
+    if (kept) openGame(current, kept);
+    else newGame();
+  }
+}
+
+boot();

@@ -1,0 +1,102 @@
+// The score of a hand as a table (a row per scoring category, a column per side), and
+// the match so far (a row per hand), from GET /v1/games/{id}/hands or a `hand_over` event.
+
+import { h } from './dom.js';
+import { categories } from './names.js';
+import { t } from './strings.js';
+
+/** A side's name: its seats' names. */
+export function sideName(view, team) {
+  const seats = view.teams[team]?.seats ?? [];
+  return seats.map((seat) => view.seats[seat]?.name ?? `#${seat + 1}`).join(t('and'));
+}
+
+/** What a side took, shown beside the points of a category. */
+function detail(side, category) {
+  switch (category) {
+    case 'cards':
+      return side.cards;
+    case 'coins':
+      return side.coins;
+    case 'settebello':
+      return side.settebello ? t('yes') : t('no');
+    case 'primiera':
+      return side.primiera ?? '–';
+    case 'scopas':
+      return side.scopas;
+    default:
+      return null;
+  }
+}
+
+function head(view, teams, first) {
+  return h(
+    'thead',
+    {},
+    h('tr', {}, h('th', { scope: 'col' }, first), teams.map((team) => h('th', { scope: 'col' }, sideName(view, team)))),
+  );
+}
+
+/** The table of one hand's score (`score`: a HandScore). */
+export function handTable(view, score) {
+  const sides = score.teams;
+  const teams = sides.map((side) => side.team);
+  const rows = [];
+  for (const [category, name] of categories()) {
+    if (category === 'total') continue;
+    if (!sides.some((side) => category in side.points)) continue; // an option not played
+    rows.push(
+      h(
+        'tr',
+        { dataset: { category } },
+        h('th', { scope: 'row' }, name),
+        sides.map((side) => {
+          const shown = detail(side, category);
+          return h(
+            'td',
+            {},
+            h('strong', {}, side.points[category] ?? 0),
+            shown === null ? null : h('small', {}, ` (${shown})`),
+          );
+        }),
+      ),
+    );
+  }
+  const total = categories().find(([category]) => category === 'total')?.[1] ?? 'Total';
+  return h(
+    'table',
+    { class: 'score', dataset: { hand: score.hand } },
+    h('caption', {}, t('handScore', { n: score.hand })),
+    head(view, teams, t('category')),
+    h(
+      'tbody',
+      {},
+      rows,
+      h('tr', { class: 'total', dataset: { category: 'total' } }, h('th', { scope: 'row' }, total), sides.map((side) => h('td', {}, h('strong', {}, side.total)))),
+      h('tr', { class: 'match', dataset: { category: 'match' } }, h('th', { scope: 'row' }, t('matchTotal')), score.scores.map((points) => h('td', {}, points))),
+    ),
+  );
+}
+
+/** Every finished hand's points, and the match totals after each. */
+export function matchTable(view, hands) {
+  const teams = view.teams.map((team) => team.team);
+  return h(
+    'table',
+    { class: 'score hands' },
+    h('caption', {}, t('allHands')),
+    head(view, teams, ''),
+    h(
+      'tbody',
+      {},
+      hands.map((hand) =>
+        h(
+          'tr',
+          { dataset: { hand: hand.hand } },
+          h('th', { scope: 'row' }, t('handScore', { n: hand.hand })),
+          hand.teams.map((side, i) => h('td', {}, `+${side.total} → `, h('strong', {}, hand.scores[i]))),
+        ),
+      ),
+    ),
+  );
+}

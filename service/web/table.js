@@ -1,0 +1,188 @@
+// The game screen drawn from a view: the other seats (cards in hand, piles, scopas), the
+// table, your hand, the capture choices, the score line and whose turn it is.
+//
+// `ui` says what the view does not: {faces, legal: Map(card -> [capture, ...]) | null,
+// selected: card | null, showing: [cards] | null (a capture being looked at),
+// hidden: Set(cards not drawn yet: a card in flight), dealt: Set(cards just dealt)}.
+
+import { backSvg, cardSvg } from './cards.js';
+import { $, fill, h } from './dom.js';
+import { seatName } from './events.js';
+import { cardList, cardName } from './names.js';
+import { sideName } from './scores.js';
+import { t } from './strings.js';
+
+const MAX_BACKS = 10;
+
+/** The seats other than yours, in playing order from the one after yours. */
+export function otherSeats(view) {
+  const n = view.seats.length;
+  if (view.you === null || view.you === undefined) return view.seats.map((_, i) => i);
+  return Array.from({ length: n - 1 }, (_, i) => (view.you + 1 + i) % n);
+}
+
+export function cardFace(code, faces, attrs = {}) {
+  return h('span', { class: 'face', ...attrs }, cardSvg(code, faces));
+}
+
+function seatBadges(view, seat) {
+  const info = view.seats[seat];
+  return [
+    info.bot ? h('span', { class: 'badge' }, t(`level_${info.bot}`).split(' (')[0]) : null,
+    view.dealer === seat && view.status !== 'waiting' ? h('span', { class: 'badge dealer' }, t('dealer')) : null,
+  ];
+}
+
+function pile(view, seat) {
+  const info = view.seats[seat];
+  return h(
+    'div',
+    { class: 'pile', dataset: { seat } },
+    h('span', { class: 'pile-cards' }, info.captured_count ? backSvg() : null),
+    h(
+      'span',
+      { class: 'pile-text' },
+      t('captured', { n: info.captured_count }),
+      info.scopas ? h('span', { class: 'scopas' }, ` · ${t('scopas', { n: info.scopas })}`) : null,
+    ),
+  );
+}
+
+function seatBox(view, seat, tag = 'li') {
+  const info = view.seats[seat];
+  const count = info.hand_count;
+  const turn = view.status === 'playing' && view.turn === seat;
+  return h(
+    tag,
+    { class: `seat${turn ? ' turn' : ''}`, dataset: { seat, team: info.team } },
+    h('div', { class: 'seat-name' }, turn ? h('span', { class: 'marker', 'aria-hidden': 'true' }, '▶ ') : null, h('span', { class: 'name' }, info.name ?? '…'), seatBadges(view, seat)),
+    h(
+      'div',
+      { class: 'backs', dataset: { seat }, role: 'img', 'aria-label': t('cardsInHand', { n: count }) },
+      Array.from({ length: Math.min(count, MAX_BACKS) }, () => h('span', { class: 'back' }, backSvg())),
+    ),
+    pile(view, seat),
+  );
+}
+
+function renderInfo(view) {
+  const info = $('#info');
+  fill(
+    info,
+    h('span', {}, t('handNumber', { n: view.hand_number })),
+    h('span', {}, t('stock', { n: view.stock_count })),
+    h('span', {}, t('toTarget', { n: view.target })),
+    h(
+      'ul',
+      { class: 'scoreline' },
+      view.teams.map((team) =>
+        h('li', { dataset: { team: team.team } }, `${sideName(view, team.team)} `, h('strong', {}, team.score)),
+      ),
+    ),
+  );
+}
+
+function renderSeats(view) {
+  fill($('#opponents'), otherSeats(view).map((seat) => seatBox(view, seat)));
+  const me = $('#me');
+  if (view.you === null || view.you === undefined) {
+    fill(me);
+    return;
+  }
+  const box = seatBox(view, view.you, 'div');
+  box.querySelector('.backs').remove(); // your cards are shown below
+  fill(me, ...box.childNodes);
+  me.className = box.className;
+  Object.assign(me.dataset, box.dataset);
+}
+
+function renderTurn(view) {
+  const el = $('#turn');
+  el.classList.toggle('mine', view.turn === view.you && view.status === 'playing');
+  if (view.status !== 'playing' || view.turn === null) fill(el);
+  else if (view.turn === view.you) fill(el, t('yourTurn'));
+  else fill(el, t('turnOf', { name: seatName(view, view.turn) }));
+}
+
+function renderTable(view, ui) {
+  const takeable = new Set();
+  if (ui.selected && ui.legal?.has(ui.selected)) {
+    for (const capture of ui.legal.get(ui.selected)) capture.forEach((c) => takeable.add(c));
+  }
+  const showing = new Set(ui.showing ?? []);
+  const cards = view.table.map((code) => {
+    const classes = ['card'];
+    if (takeable.has(code)) classes.push('takeable');
+    if (showing.has(code)) classes.push('showing');
+    if (ui.hidden?.has(code)) classes.push('arriving');
+    if (ui.dealt?.has(code)) classes.push('dealt');
+    return h('li', { class: classes.join(' '), role: 'img', 'aria-label': cardName(code), dataset: { card: code } }, cardSvg(code, ui.faces));
+  });
+  fill($('#table'), cards.length ? cards : h('li', { class: 'empty' }, t('emptyTable')));
+}
+
+function renderHand(view, ui) {
+  const hand = $('#hand');
+  const focused = hand.contains(document.activeElement) ? document.activeElement.dataset.card : null;
+  const mine = view.status === 'playing' && view.turn === view.you && ui.legal !== null;
+  const codes = view.hand ?? [];
+  const current = codes.includes(focused) ? focused : (codes.includes(ui.focus) ? ui.focus : codes[0]);
+  const buttons = codes.map((code) => {
+    const playable = mine && ui.legal.has(code);
+    const classes = ['card'];
+    if (playable) classes.push('playable');
+    if (ui.hidden?.has(code)) classes.push('leaving');
+    if (ui.dealt?.has(code)) classes.push('dealt');
+    return h(
+      'button',
+      {
+        type: 'button',
+        class: classes.join(' '),
+        'aria-label': cardName(code),
+        'aria-disabled': playable ? 'false' : 'true',
+        'aria-pressed': ui.selected === code ? 'true' : 'false',
+        tabindex: code === current ? '0' : '-1',
+        dataset: { card: code },
+      },
+      cardSvg(code, ui.faces),
+    );
+  });
+  fill(hand, buttons);
+  if (focused && current) hand.querySelector(`[data-card="${current}"]`)?.focus();
+}
+
+function renderChoices(view, ui) {
+  const box = $('#choices');
+  const options = ui.selected ? (ui.legal?.get(ui.selected) ?? []) : [];
+  if (options.length < 2) {
+    box.hidden = true;
+    fill($('#choice-list'));
+    return;
+  }
+  box.hidden = false;
+  fill(
+    $('#choice-list'),
+    options.map((capture, i) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'choice',
+          tabindex: i === 0 ? '0' : '-1',
+          'aria-label': t('take', { cards: cardList(capture) }),
+          dataset: { capture: capture.join(' ') },
+        },
+        capture.map((code) => cardFace(code, ui.faces, { class: 'face mini' })),
+      ),
+    ),
+  );
+}
+
+export function renderGame(view, ui) {
+  renderInfo(view);
+  renderSeats(view);
+  renderTurn(view);
+  renderTable(view, ui);
+  renderHand(view, ui);
+  renderChoices(view, ui);
+}

@@ -1,0 +1,673 @@
+"""The browser client at /play (service/web/), played in a real browser: Debian's Chromium
+driven by Playwright, against the service as deployed (gunicorn and its workers, on the
+tests' private Redis), as people would play: clicking, typing, on a desktop and a phone.
+
+Every page is watched: a console error or an uncaught error fails its test. Screenshots
+are kept in tests/artifacts/browser/ (git-ignored; ``BROWSER_ARTIFACTS`` to change it).
+``UPDATE_SCREENSHOT=1`` also writes the README's screenshot, docs/play.png.
+
+Chromium is Debian's (``make test`` installs the ``chromium`` package where apt-get can);
+without it these tests skip. ``CHROMIUM=/path/to/chromium`` takes another.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import struct
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from service.api.play_page import ASSETS, POLICY
+from tests.live import LiveService
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed: pip install -e '.[test]'"
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / "tests" / "artifacts" / "browser"))
+README_SCREENSHOT = ROOT / "docs" / "play.png"
+README_SIZE = (1000, 720)
+DESKTOP = {"width": 1100, "height": 800}
+PHONE = {"width": 360, "height": 640}
+
+#: The deck of the README's screenshot: Ann lays 5D, the computer takes it with 5B, and
+#: Ann's 10B may take either king on the table.
+README_DECK = (
+    "7S 5D 10B 8S 5B 6C 10S 10D 6B 2B 1B 6S 7D 9S 8D 3S 1D 2D 9D 5S 5C 8C 2C 4B 7B 3C 1S "
+    "3B 8B 2S 9C 3D 4C 7C 10C 1C 4S 9B 6D 4D"
+).split()
+
+Page = Any  # playwright.sync_api.Page
+
+
+# -- the browser ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium package where "
+            "apt-get works (or set CHROMIUM=/path/to/chromium); the browser tests skip"
+        )
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        yield launched
+        launched.close()
+
+
+class Person:
+    """Someone at the page: a browser context of their own (their localStorage, their
+    language, their screen), its console and errors watched."""
+
+    def __init__(self, browser: Any, base_url: str, name: str, **context: Any) -> None:
+        self.base_url = base_url
+        self.name = name
+        self.context = browser.new_context(
+            viewport=context.pop("viewport", DESKTOP),
+            locale=context.pop("locale", "en-US"),
+            reduced_motion=context.pop("reduced_motion", "reduce"),
+            **context,
+        )
+        self.page: Page = self.context.new_page()
+        self.errors: list[str] = []
+        #: Console errors expected for a while (the network cut off on purpose).
+        self.allowed: re.Pattern[str] | None = None
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+
+    def _console(self, message: Any) -> None:
+        if message.type != "error":
+            return
+        if self.allowed is not None and self.allowed.search(message.text):
+            return
+        self.errors.append(f"console error: {message.text} at {message.location}")
+
+    def open(self, path: str = "/play") -> None:
+        self.page.goto(self.base_url + path)
+
+    def start(
+        self, *, against: str = "computer", level: str = "greedy", target: int = 1, **more: str
+    ) -> None:
+        page = self.page
+        page.wait_for_selector("#setup:not([hidden])")
+        page.fill("#setup-form [name=name]", self.name)
+        page.check(f"#setup-form [name=against][value={against}]")
+        if against == "computer":
+            page.select_option("#setup-form [name=level]", level)
+        page.fill("#setup-form [name=target]", str(target))
+        for field, value in more.items():
+            page.select_option(f"#setup-form [name={field}]", value)
+        page.click("#setup-form [type=submit]")
+
+    # -- what the page shows --------------------------------------------------------------
+
+    def seat(self) -> tuple[str, str, int]:
+        """The game, token and seat the page keeps in localStorage."""
+        game_id = self.page.get_attribute("#game", "data-game") or self.current_game()
+        seats = self.page.evaluate("() => JSON.parse(localStorage.getItem('scopa.seats'))")
+        return game_id, seats[game_id]["token"], seats[game_id]["seat"]
+
+    def current_game(self) -> str:
+        return str(self.page.evaluate("() => JSON.parse(localStorage.getItem('scopa.current'))"))
+
+    def cards(self, where: str) -> list[str]:
+        return list(
+            self.page.eval_on_selector_all(
+                f"{where} .card", "els => els.map(e => e.dataset.card).filter(Boolean)"
+            )
+        )
+
+    def labels(self, where: str) -> list[str]:
+        return list(
+            self.page.eval_on_selector_all(
+                f"{where} .card", "els => els.map(e => e.getAttribute('aria-label'))"
+            )
+        )
+
+    def seq(self) -> int:
+        return int(self.page.get_attribute("#game", "data-seq") or -1)
+
+    def ready(self) -> bool:
+        return self.page.get_attribute("#game", "data-ready") == "true"
+
+    def status(self) -> str:
+        return self.page.get_attribute("#game", "data-status") or ""
+
+    def dialog_open(self) -> bool:
+        return bool(self.page.eval_on_selector("#scores-dialog", "d => d.open"))
+
+    def wait_for_seq_after(self, seq: int, timeout: float = 10.0) -> None:
+        self.page.wait_for_function(
+            "(seq) => Number(document.querySelector('#game').dataset.seq) > seq",
+            arg=seq,
+            timeout=timeout * 1000,
+        )
+
+    def overflow(self) -> int:
+        """How far the page is wider than its screen (0: no horizontal scrolling)."""
+        return int(
+            self.page.evaluate(
+                "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+        )
+
+    def screenshot(self, name: str) -> Path:
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        return path
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def play(self, service: LiveService, choose: bool = True) -> dict[str, Any]:
+        """Play a move by clicking, on our turn: a card that can capture in several ways if
+        there is one (and ``choose``), picking its capture from the choices shown. Checks
+        that what the page offers is what the API says. Returns the move."""
+        assert self.ready(), f"{self.name}: not our turn"
+        game_id, token, _ = self.seat()
+        auth = {"Authorization": f"Bearer {token}"}
+        view = requests.get(f"{service.url}/v1/games/{game_id}", headers=auth, timeout=10).json()
+        assert self.cards("#hand") == view["hand"]
+        assert self.cards("#table") == view["table"]
+        moves = requests.get(
+            f"{service.url}/v1/games/{game_id}/legal-moves", headers=auth, timeout=10
+        ).json()["moves"]
+        playable = self.page.eval_on_selector_all(
+            "#hand .card[aria-disabled=false]", "els => els.map(e => e.dataset.card)"
+        )
+        assert sorted(playable) == sorted({m["card"] for m in moves})
+        by_card: dict[str, list[list[str]]] = {}
+        for move in moves:
+            by_card.setdefault(move["card"], []).append(move["capture"])
+        several = [card for card, options in by_card.items() if len(options) > 1]
+        card = several[0] if several and choose else moves[0]["card"]
+        seq = self.seq()
+        self.page.click(f"#hand [data-card='{card}']")
+        capture = by_card[card][0]
+        if len(by_card[card]) > 1:
+            self.page.wait_for_selector("#choices:not([hidden])")
+            offered = self.page.eval_on_selector_all(
+                "#choice-list .choice", "els => els.map(e => e.dataset.capture.split(' '))"
+            )
+            assert offered == by_card[card]
+            capture = offered[-1]
+            self.page.click(f"#choice-list .choice[data-capture='{' '.join(capture)}']")
+        self.wait_for_seq_after(seq)
+        return {"card": card, "capture": capture}
+
+    def assert_clean(self) -> None:
+        assert not self.errors, f"{self.name}'s page:\n" + "\n".join(self.errors)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def people(browser: Any, live_service: LiveService) -> Iterator[Callable[..., Person]]:
+    """Makes people at the page of the live service; each page must end without errors."""
+    made: list[Person] = []
+
+    def make(name: str, **context: Any) -> Person:
+        person = Person(browser, live_service.url, name, **context)
+        made.append(person)
+        return person
+
+    yield make
+    for person in made:
+        person.close()
+    for person in made:
+        person.assert_clean()
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what or check}")
+
+
+def api_view(service: LiveService, game_id: str, token: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = requests.get(f"{service.url}/v1/games/{game_id}", headers=headers, timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def names(service: LiveService, lang: str, faces: str = "italian") -> dict[str, str]:
+    response = requests.get(
+        f"{service.url}/v1/cards", params={"lang": lang, "faces": faces}, timeout=10
+    )
+    return {c["card"]: c["name"] for c in response.json()["cards"]}
+
+
+def check_score_table(person: Person, service: LiveService, game_id: str) -> None:
+    """The last hand's table in the dialog says what GET /v1/games/{id}/hands says."""
+    hands = requests.get(f"{service.url}/v1/games/{game_id}/hands", timeout=10).json()["hands"]
+    last = hands[-1]
+    table = f"#scores-body table.score[data-hand='{last['hand']}']"
+    person.page.wait_for_selector(table)
+    rows = person.page.eval_on_selector_all(
+        f"{table} tbody tr",
+        "rows => rows.map(r => [r.dataset.category, [...r.querySelectorAll('td strong')]"
+        ".map(s => Number(s.textContent))])",
+    )
+    shown = dict(rows)
+    for category in last["teams"][0]["points"]:
+        assert shown[category] == [side["points"][category] for side in last["teams"]]
+    assert shown["total"] == [side["total"] for side in last["teams"]]
+    heads = person.page.eval_on_selector_all(f"{table} tbody th", "ths => ths.length")
+    assert heads == len(last["teams"][0]["points"]) + 2  # its categories, total, match
+
+
+def play_to_the_end(service: LiveService, person: Person, shots: dict[str, int]) -> int:
+    """Play ``person``'s moves until the match is over, closing the hand's score dialog
+    between hands; screenshot ``name`` after ``shots[name]`` moves. Returns the moves."""
+    played = 0
+    while True:
+        wait_until(
+            lambda: person.ready() or person.dialog_open(), timeout=20, what="a turn or a score"
+        )
+        if person.dialog_open():
+            if person.status() == "finished":
+                person.page.wait_for_selector("#rematch:not([hidden])")
+                return played
+            person.screenshot(f"{person.name}-hand-score")
+            person.page.click("#close-scores")
+            continue
+        person.play(service)
+        played += 1
+        for name, after in shots.items():
+            if played == after:
+                person.screenshot(name)
+
+
+# -- the page as served ----------------------------------------------------------------------
+
+
+def test_the_page_is_served_with_its_files_under_a_strict_policy(
+    live_service: LiveService,
+) -> None:
+    http = live_service.session
+    page = http.get(f"{live_service.url}/play", timeout=10)
+    assert page.status_code == 200
+    assert page.headers["Content-Type"] == "text/html; charset=utf-8"
+    assert page.headers["Content-Security-Policy"] == POLICY
+    assert "'unsafe-inline'" not in POLICY and "'unsafe-eval'" not in POLICY
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+    assert page.headers["Cache-Control"] == "no-cache"
+    html = page.text
+    # No inline script or style: every script and sheet is a file of the page.
+    scripts = re.findall(r"<script[^>]*>", html)
+    assert scripts and len(re.findall(r"<script [^>]*src=[^>]*></script>", html)) == len(scripts)
+    assert "<style" not in html and " style=" not in html and " on" + "click=" not in html
+    for src in re.findall(r'(?:src|href)="([^"]+)"', html):
+        assert src.startswith("/play/") and src.removeprefix("/play/") in ASSETS, src
+
+    types = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+    assert {name for name in ASSETS if name.endswith(".js")} >= {"app.js", "cards.js"}
+    for name in ASSETS:
+        answer = http.get(f"{live_service.url}/play/{name}", timeout=10)
+        assert answer.status_code == 200, name
+        assert answer.headers["Content-Type"].split(";")[0] == types[Path(name).suffix], name
+        assert answer.headers["Content-Security-Policy"] == POLICY
+        etag = {"If-None-Match": answer.headers["ETag"]}
+        again = http.get(f"{live_service.url}/play/{name}", headers=etag, timeout=10)
+        assert again.status_code == 304, name
+
+    for missing in ("/play/nope.js", "/play/..%2Fapi%2Fplay_page.py", "/play/index.html"):
+        answer = http.get(live_service.url + missing, timeout=10)
+        assert answer.status_code == 404, missing
+        assert answer.headers["Content-Type"] == "application/problem+json"
+    spec = http.get(f"{live_service.url}/openapi.json", timeout=10).json()
+    assert not [path for path in spec["paths"] if path.startswith("/play")]
+
+
+# -- in the browser ----------------------------------------------------------------------------
+
+
+def test_a_whole_match_against_the_computer(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    ann = people("Ann")
+    ann.open()
+    # The page's own words exist in its four languages.
+    missing = ann.page.evaluate("async () => (await import('/play/strings.js')).missingKeys()")
+    assert missing == {"it": [], "en": [], "pt": [], "es": []}
+    ann.start(level="greedy", target=1)
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    ann.screenshot("match-start")
+    game_id, token, seat = ann.seat()
+    assert seat == 0 and ann.page.url.endswith(f"/play?game={game_id}")
+    view = api_view(live_service, game_id, token)
+    assert view["variant"] == "scopa" and view["target"] == 1
+    assert view["seats"][1]["bot"] == "greedy"
+    # Each card is named as the API names it, in the page's language.
+    english = names(live_service, "en")
+    assert ann.labels("#hand") == [english[card] for card in view["hand"]]
+    assert ann.labels("#table") == [english[card] for card in view["table"]]
+
+    moves = play_to_the_end(live_service, ann, {"match-mid-hand": 4})
+    assert moves >= 15  # at least a whole hand: 18 moves, or more if it went on
+
+    view = api_view(live_service, game_id, token)
+    assert view["status"] == "finished"
+    check_score_table(ann, live_service, game_id)
+    result = ann.page.inner_text("#result")
+    assert result == ("You won!" if view["winner"] == 0 else "You lost.")
+    ann.screenshot("match-score")
+
+    # A rematch: a new game, the finished one pointing at it.
+    ann.page.click("#rematch")
+    ann.page.wait_for_function(
+        "(old) => { const g = document.querySelector('#game');"
+        " return g.dataset.game && g.dataset.game !== old && g.dataset.status === 'playing'; }",
+        arg=game_id,
+    )
+    new_id, new_token, _ = ann.seat()
+    assert api_view(live_service, game_id)["next"] == new_id
+    assert api_view(live_service, new_id, new_token)["previous"] == game_id
+    assert not ann.dialog_open()
+
+
+def test_friends_through_the_join_link(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Ann and Bruno in browsers of their own, Carla through the API: the lobby follows
+    who joins and leaves, each sees the others' moves live, a lost network and a reload
+    carry on, and a rematch asked for by one reaches the other."""
+    ann = people("Ann", reduced_motion="no-preference")
+    bruno = people("Bruno", locale="it-IT")
+    ann.open()
+    ann.start(against="friends", target=1, players="3")
+    ann.page.wait_for_selector("#lobby:not([hidden])")
+    link = ann.page.input_value("#share-link")
+    game_id, _, _ = ann.seat()
+    found = re.fullmatch(
+        rf"{re.escape(live_service.url)}/play\?game={re.escape(game_id)}&code=([0-9A-Z]{{10}})",
+        link,
+    )
+    assert found, link
+    code = found.group(1)
+    lobby = "#lobby-seats li"
+    assert ann.page.inner_text(f"{lobby}[data-seat='0']") == "Ann (you)"
+    assert ann.page.inner_text("#lobby-waiting") == "Waiting for 2 more"
+
+    # Carla takes a seat and leaves it: Ann's lobby shows both as they happen.
+    join_url = f"{live_service.url}/v1/games/{game_id}/join"
+    carla = requests.post(join_url, json={"name": "Carla", "code": code}, timeout=10).json()
+    ann.page.wait_for_selector(f"{lobby}[data-seat='1']:text-is('Carla')")
+    assert ann.page.inner_text("#lobby-waiting") == "Waiting for 1 more"
+    left = requests.post(
+        f"{live_service.url}/v1/games/{game_id}/leave",
+        headers={"Authorization": f"Bearer {carla['token']}"},
+        timeout=10,
+    )
+    assert left.status_code == 204
+    ann.page.wait_for_selector(f"{lobby}[data-seat='1'].open")
+
+    # Bruno opens the link, in his language, sees who is there, and takes the open seat.
+    bruno.open(link.removeprefix(live_service.url))
+    bruno.page.wait_for_selector("#join:not([hidden]) #join-seats li")
+    assert "Ann" in bruno.page.inner_text("#join-seats")
+    assert bruno.page.inner_text("#join h2") == "Entra in una partita"
+    bruno.page.fill("#join-form [name=name]", "Bruno")
+    bruno.page.click("#join-form [type=submit]")
+    bruno.page.wait_for_selector("#lobby:not([hidden])")
+    assert bruno.page.is_hidden("#share")  # the code is the creator's to give
+    assert bruno.page.inner_text(f"{lobby}[data-seat='1']") == "Bruno (tu)"
+    ann.page.wait_for_selector(f"{lobby}[data-seat='1']:text-is('Bruno')")
+    assert bruno.seat()[0] == game_id and bruno.seat()[2] == 1
+
+    # Carla takes the last seat: the match starts on both pages.
+    carla = requests.post(join_url, json={"name": "Carla", "code": code}, timeout=10).json()
+    assert carla["seat"] == 2
+    for person in (ann, bruno):
+        person.page.wait_for_selector("#game:not([hidden])")
+        assert re.findall(r"Ann|Bruno|Carla", person.page.inner_text("#opponents")) == (
+            ["Bruno", "Carla"] if person is ann else ["Carla", "Ann"]
+        )
+    tokens = {0: ann.seat()[1], 1: bruno.seat()[1], 2: carla["token"]}
+    at_seat = {0: ann, 1: bruno}
+
+    def play_by_api(seat: int) -> dict[str, Any]:
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        url = f"{live_service.url}/v1/games/{game_id}"
+        move = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"][0]
+        body = {"card": move["card"], "capture": move["capture"]}
+        played = requests.post(f"{url}/moves", json=body, headers=auth, timeout=10)
+        assert played.status_code == 200, played.text
+        return body
+
+    def turn() -> int:
+        return int(api_view(live_service, game_id)["turn"])
+
+    # Each sees the others' moves as they come, animated on Ann's page (its cards fly).
+    ann.page.evaluate(
+        "() => { window.flights = 0; new MutationObserver((changes) => { for (const c of changes)"
+        " for (const n of c.addedNodes) if (n.classList?.contains('flying')) window.flights++; })"
+        ".observe(document.body, {childList: true}); }"
+    )
+    for step in range(5):
+        seat = turn()
+        watchers = [p for s, p in at_seat.items() if s != seat]
+        seqs = [watcher.seq() for watcher in watchers]
+        flights = ann.page.evaluate("() => window.flights")
+        if seat == 2:
+            mover, move = "Carla", play_by_api(2)
+        else:
+            wait_until(at_seat[seat].ready, what=f"{at_seat[seat].name}'s turn")
+            mover, move = at_seat[seat].name, at_seat[seat].play(live_service)
+        for watcher, seq in zip(watchers, seqs, strict=True):
+            watcher.wait_for_seq_after(seq)
+            said = names(live_service, "it" if watcher is bruno else "en")[move["card"]]
+            wait_until(lambda w=watcher, said=said: said in w.page.inner_text("#status"))
+            assert mover in watcher.page.inner_text("#status")
+        wait_until(lambda n=flights: ann.page.evaluate("() => window.flights") > n, timeout=5)
+        if step == 2:
+            ann.screenshot("friends-mid-hand-ann")
+            bruno.screenshot("friends-mid-hand-bruno")
+
+    # One of them loses the network while the others play; back online, nothing is missed.
+    ann.page.emulate_media(reduced_motion="reduce")
+    while turn() == 2:
+        play_by_api(2)
+    player = at_seat[turn()]
+    watcher = bruno if player is ann else ann
+    seq = watcher.seq()
+    watcher.allowed = re.compile(r"ERR_INTERNET_DISCONNECTED|ERR_NETWORK_CHANGED")
+    watcher.context.set_offline(True)
+    wait_until(lambda: watcher.page.get_attribute("#connection", "data-mode") == "offline")
+    wait_until(player.ready, what=f"{player.name}'s turn")
+    player.play(live_service)
+    if turn() == 2:
+        play_by_api(2)
+    time.sleep(0.3)
+    assert watcher.seq() == seq  # nothing came through
+    watcher.context.set_offline(False)
+    watcher.wait_for_seq_after(seq)
+    wait_until(lambda: watcher.page.get_attribute("#connection", "data-mode") == "live")
+    watcher.allowed = None
+    wait_until(lambda: watcher.cards("#table") == api_view(live_service, game_id)["table"])
+
+    # A reload carries on: the same seat, the same hand.
+    bruno.page.reload()
+    bruno.page.wait_for_selector("#game:not([hidden])")
+    wait_until(lambda: bruno.cards("#hand") == api_view(live_service, game_id, tokens[1])["hand"])
+
+    # The rest of the match, played through the API (quicker than clicking), the pages
+    # following it; then Ann asks for a rematch, and Bruno is told.
+    while (view := api_view(live_service, game_id))["status"] != "finished":
+        play_by_api(view["turn"])
+    won = {ann: ("You won!", "You lost."), bruno: ("Hai vinto!", "Hai perso.")}
+    for seat, person in at_seat.items():
+        person.page.wait_for_selector("#game[data-status=finished]")
+        wait_until(lambda p=person: p.page.inner_text("#result"), what="the result")
+        assert person.page.inner_text("#result") == won[person][view["winner"] != seat]
+        assert person.cards("#hand") == []
+    for person in (ann, bruno):
+        person.page.wait_for_selector("#rematch:not([hidden])")
+    ann.page.click("#rematch")
+    bruno.page.wait_for_selector("#rematch-note:not([hidden])")
+    bruno.page.click("#rematch")
+    for person in (ann, bruno):
+        person.page.wait_for_function(
+            "(old) => { const g = document.querySelector('#game');"
+            " return g.dataset.game !== old && g.dataset.status === 'playing'; }",
+            arg=game_id,
+        )
+    assert ann.seat()[0] == bruno.seat()[0] != game_id
+    assert (ann.seat()[2], bruno.seat()[2]) == (0, 1)
+
+
+def test_a_phone_screen_and_the_keyboard(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    ana = people("Ana", viewport=PHONE, locale="pt-BR", is_mobile=True, has_touch=True)
+    # Its event stream is refused (as a server holding all the streams it may refuses
+    # one): the page follows the match by polling the log instead.
+    refusal = {
+        "type": "about:blank",
+        "title": "Service Unavailable",
+        "status": 503,
+        "detail": "This server holds as many event streams as it may: retry in 5 seconds.",
+    }
+    ana.context.route(
+        re.compile(r"/v1/games/[^/]+/stream"),
+        lambda route: route.fulfill(
+            status=503,
+            content_type="application/problem+json",
+            headers={"Retry-After": "5"},
+            body=json.dumps(refusal),
+        ),
+    )
+    ana.allowed = re.compile(r"status of 503")
+    ana.open()
+    ana.page.wait_for_selector("#setup:not([hidden])")
+    assert ana.page.inner_text("#setup h2") == "Novo jogo"  # the browser's language
+    assert ana.overflow() == 0
+    ana.screenshot("phone-setup")
+    ana.start(level="random", target=1, clock="30")
+    ana.page.wait_for_selector("#game[data-ready=true]")
+    assert ana.page.get_attribute("#connection", "data-mode") == "polling"
+    game_id, token, _ = ana.seat()
+    assert api_view(live_service, game_id)["clock"]["seconds"] == 30
+    assert re.fullmatch(r"Ana: (30|29|28) s", ana.page.inner_text("#clock").strip())
+    assert ana.overflow() == 0
+    ana.screenshot("phone-game")
+
+    # The keyboard: Tab reaches the hand, arrows move along it, Enter plays.
+    ana.page.focus("#new-game")
+    for _ in range(6):
+        ana.page.keyboard.press("Tab")
+        if ana.page.evaluate("() => document.activeElement.closest('#hand') !== null"):
+            break
+    hand = ana.cards("#hand")
+    focused = ana.page.evaluate("() => document.activeElement.dataset.card")
+    assert focused == hand[0]
+    ana.page.keyboard.press("ArrowRight")
+    focused = ana.page.evaluate("() => document.activeElement.dataset.card")
+    assert focused == hand[1]
+    label = ana.page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    assert label == names(live_service, "pt")[hand[1]]
+    seq = ana.seq()
+    ana.page.keyboard.press("Enter")
+    if ana.page.is_visible("#choices"):
+        ana.page.keyboard.press("ArrowRight")
+        ana.page.keyboard.press("Enter")
+    ana.wait_for_seq_after(seq)
+    played = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+    mine = [e for e in played["events"] if e["type"] == "move" and e["seat"] == 0]
+    assert mine[0]["card"] == hand[1]
+
+    # Another language and the French pack: other names, other drawings.
+    ana.page.select_option("#lang", "es")
+    ana.page.select_option("#faces", "french")
+    spanish = names(live_service, "es", "french")
+    wait_until(lambda: ana.labels("#table") == [spanish[c] for c in ana.cards("#table")])
+    assert ana.page.inner_text("#new-game") == "Partida nueva"
+    assert ana.overflow() == 0
+
+    # The rest of the match through the API (the page follows it, polling), to its end.
+    auth = {"Authorization": f"Bearer {token}"}
+    url = f"{live_service.url}/v1/games/{game_id}"
+    while api_view(live_service, game_id)["status"] != "finished":
+        move = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"][0]
+        body = {"card": move["card"], "capture": move["capture"]}
+        assert requests.post(f"{url}/moves", json=body, headers=auth, timeout=10).ok
+    ana.page.wait_for_selector("#game[data-status=finished]")
+    ana.page.wait_for_selector("#scores-dialog #rematch:not([hidden])")
+    check_score_table(ana, live_service, game_id)
+    assert ana.overflow() == 0
+    ana.screenshot("phone-score")
+    assert ana.page.eval_on_selector("#scores-dialog", "d => d.scrollWidth <= d.clientWidth")
+
+
+def test_the_readme_screenshot(people: Callable[..., Person], live_service: LiveService) -> None:
+    """docs/play.png: a match under way, Ann choosing which king her king takes. Made
+    from a game created with a known deck, opened from the seat kept in localStorage (as
+    a reload opens it)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={
+            "seats": [{"name": "Ann"}, {"name": "Computer", "bot": "greedy"}],
+            "deck": README_DECK,
+            "first_dealer": 1,
+            "target": 11,
+        },
+        timeout=10,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    laid = requests.post(
+        f"{live_service.url}/v1/games/{game_id}/moves",
+        json={"card": "5D"},
+        headers=auth,
+        timeout=10,
+    )
+    assert laid.status_code == 200, laid.text
+    assert laid.json()["state"]["turn"] == 0  # the computer replied within the request
+
+    ann = people("Ann", viewport={"width": README_SIZE[0], "height": README_SIZE[1]})
+    ann.open()  # a new game's form; the seat kept in localStorage, it opens the game
+    ann.page.wait_for_selector("#setup:not([hidden])")
+    seats = json.dumps({game_id: {"token": token, "seat": 0}})
+    ann.page.evaluate(
+        "(seats) => { localStorage.setItem('scopa.seats', seats);"
+        " localStorage.setItem('scopa.prefs', JSON.stringify({faces: 'italian'})); }",
+        seats,
+    )
+    ann.open(f"/play?game={game_id}")
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    assert ann.cards("#hand") == ["7S", "10B"]
+    ann.page.click("#hand [data-card='10B']")
+    ann.page.wait_for_selector("#choices:not([hidden])")
+    ann.page.hover("#choice-list .choice >> nth=0")
+    ann.page.wait_for_selector("#table .card.showing")
+    ann.page.mouse.move(0, README_SIZE[1] - 1)  # no pointer over the picture
+    ann.page.focus("#choice-list .choice >> nth=0")
+    shot = ann.screenshot("readme")
+    if os.environ.get("UPDATE_SCREENSHOT"):
+        README_SCREENSHOT.write_bytes(shot.read_bytes())
+    assert png_size(README_SCREENSHOT) == README_SIZE, "run with UPDATE_SCREENSHOT=1"
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
