@@ -443,9 +443,7 @@ def _run(command: Sequence[str], data_dir: str, beside: Sequence[Sequence[str]] 
             server.stop()
 
 
-def _supervise(
-    command: Sequence[str], beside: Sequence[Sequence[str]], env: dict[str, str]
-) -> int:
+def _supervise(command: Sequence[str], beside: Sequence[Sequence[str]], env: dict[str, str]) -> int:
     """Start the ``beside`` commands, then ``command``; forward SIGINT, SIGTERM and SIGHUP
     to all of them; when ``command`` exits, stop the others (SIGTERM, then SIGKILL after
     10 s) and return its status."""

@@ -154,9 +154,7 @@ class TestCreation:
         assert one["seats"][0]["token"] != two["seats"][0]["token"]
 
 
-def test_answers_are_kept_in_the_game_and_live_as_long_as_it(
-    table: Table, redis_url: str
-) -> None:
+def test_answers_are_kept_in_the_game_and_live_as_long_as_it(table: Table, redis_url: str) -> None:
     """The answer to a keyed creation or move is a field of the game's hash, written by
     the commit that stores the move (service/play/store.py): it expires with the game,
     whose lifetime every later move renews. A creation's key also names a pointer to the

@@ -40,6 +40,10 @@ class TestOpenSeats:
         assert created["seats"][1]["name"] is None and created["seats"][1]["token"] is None
         assert created["join"]["code"] == join_code(TEST_SECRET.encode(), table.game_id)
         assert created["join"]["url"] == f"/v1/games/{table.game_id}/join"
+        code = created["join"]["code"]
+        assert created["join"]["link"] == f"/play?game={table.game_id}&code={code}"
+        with table.client.get(created["join"]["link"]) as page:  # the page
+            assert page.status_code == 200
         assert created["events"] == []
         state = table.view(0)
         assert state["status"] == "waiting"

@@ -145,7 +145,6 @@ class TestRateLimits:
         assert table.client.get(table.url(), headers=table.auth(1)).status_code == 200
         assert table.client.get(table.url()).status_code == 200
 
-
     def test_only_the_exact_probe_paths_are_exempt(
         self, make_app: Callable[..., Flask], redis_url: str
     ) -> None:
@@ -208,7 +207,6 @@ class TestQuotas:
         assert client.post("/v1/games", json={"seed": 2, **bots}).status_code == 201
         assert client.post("/v1/games", json={"seed": 2, **bots}).status_code == 429
         assert client.post("/v1/games", json={}).status_code == 201  # no computer seat
-
 
     def test_position_analyses(self, make_app: Callable[..., Flask], redis_url: str) -> None:
         client = make_app(REDIS_URL=redis_url, ANALYSIS_LIMIT_PER_ADDRESS=2).test_client()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import url_for
 
@@ -114,10 +115,12 @@ def created(creation: Creation, tokens: list[str | None]) -> dict[str, Any]:
 
 
 def join_answer(game_id: str, code: str) -> dict[str, Any]:
-    """How people take a game's open seats: its code, and where to send it."""
+    """How people take a game's open seats: its code, where a client sends it, and a
+    link a person can open (the service's own page, /play)."""
     return {
         "code": code,
         "url": url_for("games.JoinGame", game_id=game_id),
+        "link": "/play?" + urlencode({"game": game_id, "code": code}),
     }
 
 

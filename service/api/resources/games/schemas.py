@@ -194,6 +194,13 @@ class JoinInfoSchema(ResponseSchema):
             "here (relative to the API's base URL, like `Location`)."
         }
     )
+    link = fields.String(
+        metadata={
+            "description": "A link to share with people: the service's own page `/play` "
+            "opens it at this game's join form (relative to the service's base URL). An app "
+            "of your own makes its link from `id` and `code` instead."
+        }
+    )
 
 
 class ClockSchema(ResponseSchema):
