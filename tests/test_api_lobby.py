@@ -374,3 +374,25 @@ def test_a_legal_move_can_be_sent_back_as_it_is(table: Table) -> None:
     assert set(move) == {"card", "capture", "sweep"}
     response = table.client.post(table.url("/moves"), json=move, headers=table.auth(turn))
     assert response.status_code == 200, response.json
+
+
+def test_a_retried_creation_gives_the_join_code_again_and_keeps_none(
+    client: FlaskClient, redis_url: str
+) -> None:
+    import redis as redis_client
+
+    body = {"seats": [{"name": "Ann"}, {"open": True}]}
+    key = {"Idempotency-Key": "create-open-seat-0123456789"}
+    first = client.post("/v1/games", json=body, headers=key)
+    again = client.post("/v1/games", json=body, headers=key)
+    assert again.status_code == 201 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json == first.json and again.json["join"]["code"]
+    stored = redis_client.Redis.from_url(redis_url, decode_responses=True)
+    everything = "".join(
+        str(value)
+        for key_ in stored.keys("*")
+        if stored.type(key_) == "hash"
+        for value in stored.hgetall(key_).values()
+    )
+    assert first.json["join"]["code"] not in everything  # made again from the secret
+    assert first.json["seats"][0]["token"] not in everything

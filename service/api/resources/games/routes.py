@@ -135,7 +135,7 @@ class GameCollection(MethodView):
         if request is not None:  # kept with its tokens sealed: none is stored as it is
             sealed = {**created, "seats": _sealed(created["seats"], request.key, game_id)}
             if created["join"] is not None:  # made again from the secret on a replay
-                sealed["join"] = {**created["join"], "code": ""}
+                sealed["join"] = dict.fromkeys(created["join"], "")
             kept = Answer(201, sealed, creation.version)
         try:
             store().commit(creation, request=request, answer=kept)
@@ -167,7 +167,8 @@ def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
         return None
     answer.body["seats"] = _sealed(answer.body["seats"], request.key, game_id)
     if answer.body.get("join") is not None:
-        answer.body["join"]["code"] = play.join_code(server_secret(), game_id)
+        code = play.join_code(server_secret(), game_id)
+        answer.body["join"] = answers.join_answer(game_id, code)
     body, status, headers = replayed(answer)
     return body, status, {**answers.created_headers(game_id, answer.version), **headers}
 

@@ -549,14 +549,18 @@ class EventLogSchema(ResponseSchema):
     events = Events()
 
 
+def After(description: str, **kwargs: Any) -> fields.Integer:  # noqa: N802
+    """A place in the event log to read on from: the ``seq`` of the last event seen (-1:
+    before the first). Read from a query string or a header, which hold text: "3" is the
+    integer 3 here (and "1.5" still is not one)."""
+    return fields.Integer(
+        validate=validate.Range(-1, 10**9), metadata={"description": description}, **kwargs
+    )
+
+
 class EventQuerySchema(StrictSchema):
-    # A query string holds text: "3" is the integer 3 here (and "1.5" still is not one).
-    after = fields.Integer(
-        validate=validate.Range(-1, 10**9),
-        metadata={
-            "description": "Only the events after the one with this `seq` (-1, or left "
-            "out: from the first)."
-        },
+    after = After(
+        "Only the events after the one with this `seq` (-1, or left out: from the first)."
     )
 
 

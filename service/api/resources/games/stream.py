@@ -31,7 +31,7 @@ from ...seats import OPTIONAL_SEAT_AUTH
 from ...seats import seat_of as seat_of_token
 from . import answers
 from .routes import NOT_FOUND, blp
-from .schemas import EventLogSchema, GameViewSchema
+from .schemas import After, EventLogSchema, GameViewSchema
 
 log = logging.getLogger(__name__)
 
@@ -128,23 +128,17 @@ STREAM_RESPONSE = {
 
 
 class StreamHeadersSchema(ma.Schema):
-    last_event_id = fields.Integer(
+    last_event_id = After(
+        "The `seq` of the last event you received (EventSource sends it when it "
+        "reconnects): the stream resumes after it. Wins over `after`.",
         data_key=LAST_EVENT_ID,
-        validate=validate.Range(-1, 10**9),
-        metadata={
-            "description": "The `seq` of the last event you received (EventSource sends it "
-            "when it reconnects): the stream resumes after it. Wins over `after`."
-        },
     )
 
 
 class StreamQuerySchema(StrictSchema):
-    after = fields.Integer(
-        validate=validate.Range(-1, 10**9),
-        metadata={
-            "description": "Resume after the event with this `seq` (-1: from the first "
-            "event). Left out, the events after the state. A `Last-Event-ID` header wins."
-        },
+    after = After(
+        "Resume after the event with this `seq` (-1: from the first event). Left out, the "
+        "events after the state. A `Last-Event-ID` header wins."
     )
     access_token = fields.String(
         validate=validate.Regexp(r"^[\x21-\x7e]{1,256}$"),
