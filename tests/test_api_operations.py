@@ -145,6 +145,19 @@ class TestRateLimits:
         assert table.client.get(table.url(), headers=table.auth(1)).status_code == 200
         assert table.client.get(table.url()).status_code == 200
 
+    def test_a_token_sent_as_access_token_is_counted_as_the_same_token(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        app = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_TOKEN=2)
+        table = Table(app.test_client())
+        table.create(seed=1)
+        assert table.client.get(table.url(), headers=table.auth(0)).status_code == 200
+        assert table.client.get(table.url(), headers=table.auth(0)).status_code == 200
+        stream = table.client.get(
+            table.url("/stream"), query_string={"access_token": table.tokens[0]}
+        )
+        assert stream.status_code == 429
+
     def test_only_the_exact_probe_paths_are_exempt(
         self, make_app: Callable[..., Flask], redis_url: str
     ) -> None:

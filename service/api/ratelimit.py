@@ -98,7 +98,8 @@ def charge(*names: str) -> None:
     over any of them."""
     checks: list[tuple[Quota, str, int]] = []
     config = current_app.config
-    token = parse_bearer(request.headers.get("Authorization"))
+    # The stream takes the token as access_token too (an EventSource sends no header).
+    token = parse_bearer(request.headers.get("Authorization")) or request.args.get("access_token")
     for name in names:
         quota = QUOTAS[name]
         if config[quota.per_address_setting]:
