@@ -396,3 +396,22 @@ def test_a_retried_creation_gives_the_join_code_again_and_keeps_none(
     )
     assert first.json["join"]["code"] not in everything  # made again from the secret
     assert first.json["seats"][0]["token"] not in everything
+
+
+class TestInvitation:
+    def test_whoever_has_the_code_sees_the_seats_before_taking_one(self, table: Table) -> None:
+        created = open_game(table, {"name": "Ann"}, {"open": True}, spectators=False)
+        code = created["join"]["code"]
+        assert table.client.get(table.url()).status_code == 401  # no spectators
+        seen = table.client.get(table.url("/join"), query_string={"code": code.lower()})
+        assert seen.status_code == 200
+        assert seen.json["status"] == "waiting" and seen.json["you"] is None
+        assert [s["name"] for s in seen.json["seats"]] == ["Ann", None]
+        assert "join" not in seen.json  # a spectator's view: it does not repeat the code
+        wrong = table.client.get(table.url("/join"), query_string={"code": "0000000000"})
+        assert wrong.status_code == 403
+        assert table.client.get(table.url("/join")).status_code == 422
+        join(table.client, table.game_id, "Bea", code)
+        started = table.client.get(table.url("/join"), query_string={"code": code})
+        assert started.status_code == 409  # and the cards stay the seats' own
+        assert not CARD_CODE.search(started.get_data(as_text=True))

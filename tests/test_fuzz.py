@@ -304,6 +304,9 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
         if path.endswith("/join") and game is not None:
             code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), game.game_id)
             kwargs["json"] = {"name": "Zoe", "code": code if status != 403 else "0" * 10}
+    if method == "GET" and path.endswith("/join") and game is not None:
+        code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), game.game_id)
+        query = "" if status == 422 else "?code=" + (code if status != 403 else "0" * 10)
     if game is not None and path in (
         GAME,
         GAME + "/legal-moves",
@@ -339,7 +342,7 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
         kwargs.pop("json")
         kwargs["data"] = b"card=7D"
         kwargs["headers"]["Content-Type"] = "application/x-www-form-urlencoded"
-    elif status == 422 and path in (
+    elif status == 422 and method == "POST" and path in (
         "/v1/games",
         "/v1/legal-moves",
         "/v1/score",

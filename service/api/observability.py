@@ -170,6 +170,9 @@ def install(app: Flask) -> None:
             LATENCY.labels(method, route).observe(time.perf_counter() - started)
         return response
 
+    if app.config.get("METRICS_PORT"):  # served on that port instead (deploy/gunicorn.conf.py)
+        return
+
     @app.get("/metrics")
     def metrics() -> Response:
         if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):

@@ -241,9 +241,7 @@ def join(
     """A person named ``name`` takes an open seat (``seat``, or the first open one) with
     the game's join ``code``. When it was the last open seat, the match starts: it is
     dealt, and the computer players move if it is their turn."""
-    typed = read_join_code(code).encode("utf-8", "surrogatepass")
-    if not hmac.compare_digest(typed, join_code(secret, game.id).encode()):
-        raise WrongJoinCodeError(game.id)
+    check_join_code(game, code, secret)
     lobby = game.lobby
     if lobby is None:
         raise NoOpenSeatError("the match has started: every seat is taken")
@@ -272,6 +270,13 @@ def join(
         events += _bots_move(joined, settings)
         joined = _on_the_clock(joined, time.time())
     return Joining(replace(joined, logged=game.logged + len(events)), events, seat, token)
+
+
+def check_join_code(game: Game, code: str, secret: bytes) -> None:
+    """Raise WrongJoinCodeError unless ``code``, as a person typed it, is the game's."""
+    typed = read_join_code(code).encode("utf-8", "surrogatepass")
+    if not hmac.compare_digest(typed, join_code(secret, game.id).encode()):
+        raise WrongJoinCodeError(game.id)
 
 
 def leave(game: Game, seat: int) -> Step:

@@ -72,6 +72,10 @@ export const api = {
   async view(id, token) {
     return (await call('GET', game(id), { token })).body;
   },
+  /** The game as its join code shows it, before taking a seat (even without spectators). */
+  async invitation(id, code) {
+    return (await call('GET', game(id, `/join?${new URLSearchParams({ code })}`))).body;
+  },
   /** The log after `after`; null when it has not changed since version `version`. */
   async events(id, token, after, version) {
     const headers = version == null ? {} : { 'If-None-Match': `"${version}"` };

@@ -440,15 +440,14 @@ async function showJoin(id, code) {
   form.querySelector('button').disabled = false;
   fill($('#join-seats'));
   try {
-    const view = await api.view(id);
+    const view = await api.invitation(id, code);
     fill($('#join-seats'), h('span', {}, t('seatsNow')), h('ul', {}, seatList(view, null)));
-    if (view.status !== 'waiting') {
-      showError(new Error(t('alreadyStarted')));
-      form.querySelector('button').disabled = true;
-    }
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) showError(new Error(t('gameGone')));
-    else if (!(error instanceof ApiError && error.status === 401)) showError(error);
+    else if (error instanceof ApiError && error.status === 409) {
+      showError(new Error(t('alreadyStarted')));
+      form.querySelector('button').disabled = true;
+    } else showError(error);
   }
 }
 

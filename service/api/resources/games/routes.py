@@ -43,6 +43,7 @@ from .schemas import (
     GameViewSchema,
     HandListSchema,
     HandScoreSchema,
+    InvitationQuerySchema,
     JoinedSchema,
     JoinRequestSchema,
     MoveRequestSchema,
@@ -380,6 +381,30 @@ class BotTurns(MethodView):
 
 @blp.route("/<string:game_id>/join")
 class JoinGame(MethodView):
+    @blp.arguments(InvitationQuerySchema, location="query")
+    @blp.response(200, GameViewSchema, headers=ETAG)
+    @blp.documents(
+        "readInvitation",
+        {
+            403: "The join code is not this game's.",
+            **NOT_FOUND,
+            409: "No seat to take: the match has started.",
+            422: "`code` is missing.",
+            **STORE_ERRORS,
+        },
+    )
+    def get(self, query: dict[str, Any], game_id: str) -> Any:
+        """Read an invitation
+
+        For whoever has the join code, before taking a seat: the game as a spectator
+        sees it (the variant, target, rules, who sits where, which seats are open),
+        also when the game has no spectators."""
+        game = store().load(game_id)
+        play.check_join_code(game, query["code"], server_secret())
+        if game.lobby is None:
+            raise play.NoOpenSeatError("the match has started: every seat is taken")
+        return answers.view_of(game, None), 200, etag(game.version)
+
     @blp.arguments(JoinRequestSchema)
     @blp.response(200, JoinedSchema, headers={**ETAG, **REPLAYED})
     @blp.documents(

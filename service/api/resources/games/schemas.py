@@ -564,6 +564,14 @@ class EventQuerySchema(StrictSchema):
     )
 
 
+class InvitationQuerySchema(StrictSchema):
+    code = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "The game's join code."},
+    )
+
+
 class JoinRequestSchema(StrictSchema):
     name = Name("Your display name (1-40 characters).", required=True)
     code = fields.String(
