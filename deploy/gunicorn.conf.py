@@ -8,6 +8,11 @@ replicas can serve any request.  Tunables come from the environment:
     GUNICORN_THREADS    threads per worker for ordinary requests (default 4)
     STREAMS_PER_WORKER  event streams a worker holds at once, each on a thread of its
                         own besides those (default 200)
+    PROMETHEUS_MULTIPROC_DIR  a writable directory for the workers' metrics files (default:
+                        a fresh temporary directory; in Kubernetes, an emptyDir): its
+                        *.db files are removed when gunicorn starts
+    METRICS_PORT        if set, /metrics is served on this port (by the master, every
+                        worker's figures added up) and no longer on PORT
 
 Event streams (GET /v1/games/{id}/stream) last minutes to an hour, each holding a thread
 of its worker while it waits for the game's next commit (asleep: no CPU, no GIL). gthread
@@ -87,6 +92,30 @@ logconfig_dict = {
 # A fresh directory per start, unless the environment names one.
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="scopa-metrics-")
+
+
+def on_starting(server):  # noqa: ARG001 - gunicorn's hook signature
+    # A directory the environment names may outlive a run (an emptyDir survives a
+    # container's restart): the files of processes long gone would be added in again.
+    metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    os.makedirs(metrics_dir, exist_ok=True)
+    for name in os.listdir(metrics_dir):
+        if name.endswith(".db"):
+            os.remove(os.path.join(metrics_dir, name))
+
+
+def when_ready(server):
+    # METRICS_PORT: /metrics on a port of its own, served by the master (a thread of its),
+    # so that only the scraper reaches it; the app then serves no /metrics on PORT.
+    port = os.environ.get("METRICS_PORT")
+    if not port:
+        return
+    from prometheus_client import CollectorRegistry, multiprocess, start_http_server
+
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    start_http_server(int(port), addr="0.0.0.0", registry=registry)
+    server.log.info("metrics on port %s", port)
 
 
 def child_exit(server, worker):  # noqa: ARG001 - gunicorn's hook signature

@@ -70,4 +70,7 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         # deploy/gunicorn.conf.py gives each worker this many besides GUNICORN_THREADS);
         # beyond, 503 with Retry-After.
         "STREAMS_PER_WORKER": streams_per_worker,
+        # /metrics on a port of its own, served by gunicorn's master (deploy/gunicorn.conf.py),
+        # and not on the service's (0: on the service's port, as the other routes).
+        "METRICS_PORT": int(env.get("METRICS_PORT") or 0),
     }

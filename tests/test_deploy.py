@@ -1,0 +1,273 @@
+"""deploy/: what the image, the compose file and the Kubernetes manifests promise, checked
+here where no container engine or cluster runs (`make lint-deploy` validates their
+schemas and lints the Dockerfile); and /metrics on a port of its own, on a live gunicorn.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import runpy
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import yaml
+
+from tests.conftest import ExternalRedis
+from tests.devredis import RedisServer
+from tests.live import LiveService, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+K8S = DEPLOY / "k8s"
+
+
+def _name(requirement: str) -> str:
+    """A requirement's project name, normalised (PEP 503)."""
+    match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement.strip())
+    assert match, requirement
+    return re.sub(r"[-_.]+", "-", match.group(0)).lower()
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of deploy/Dockerfile, continuation lines joined."""
+    text = re.sub(r"\\\n", " ", (DEPLOY / "Dockerfile").read_text())
+    found = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            word, _, rest = line.partition(" ")
+            found.append((word.upper(), rest.strip()))
+    return found
+
+
+def image_uid() -> int:
+    users = [args for word, args in dockerfile_instructions() if word == "USER"]
+    assert users, "the image sets no USER"
+    return int(users[-1].split(":")[0])  # numeric, or this raises
+
+
+def k8s_documents() -> list[dict[str, Any]]:
+    kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    docs = []
+    for resource in kustomization["resources"]:
+        docs += [d for d in yaml.safe_load_all((K8S / resource).read_text()) if d]
+    return docs
+
+
+def deployments() -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for d in k8s_documents() if d["kind"] == "Deployment"}
+
+
+class TestLockFile:
+    def lock(self) -> dict[str, str]:
+        """name -> the text of its entry in deploy/requirements.lock."""
+        text = (DEPLOY / "requirements.lock").read_text()
+        entries = re.split(r"\n(?=\S)", text)
+        return {_name(e): e for e in entries if e.strip() and not e.startswith("#")}
+
+    def test_it_pins_every_runtime_dependency_and_the_build_backend(self) -> None:
+        pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+        needed = {_name(r) for r in pyproject["project"]["dependencies"]}
+        needed |= {_name(r) for r in pyproject["build-system"]["requires"]}
+        missing = needed - set(self.lock())
+        assert not missing, f"deploy/requirements.lock lacks {sorted(missing)}: run `make lock`"
+
+    def test_every_entry_is_pinned_with_hashes(self) -> None:
+        lock = self.lock()
+        assert lock
+        for name, entry in lock.items():
+            assert re.match(r"[A-Za-z0-9._-]+==[^\s\\;]+", entry), entry
+            assert "--hash=sha256:" in entry, f"{name} has no hash"
+
+    def test_it_holds_no_test_or_lint_tool(self) -> None:
+        assert not {"pytest", "ruff", "mypy", "playwright", "schemathesis"} & set(self.lock())
+
+
+class TestDockerfile:
+    def test_the_user_is_numeric_and_matches_the_manifests(self) -> None:
+        uid = image_uid()
+        assert uid >= 10000
+        for deployment in deployments().values():
+            assert deployment["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == uid
+
+    def test_the_health_check_is_exec_form_on_readiness(self) -> None:
+        (check,) = [args for word, args in dockerfile_instructions() if word == "HEALTHCHECK"]
+        command = check.split(" CMD ", 1)[1].strip()
+        assert command.startswith("["), "HEALTHCHECK CMD must be exec form (a JSON array)"
+        assert "/readyz" in command
+
+    def test_dependencies_come_from_the_lock_with_hashes(self) -> None:
+        runs = [args for word, args in dockerfile_instructions() if word == "RUN"]
+        assert any("--require-hashes" in r and "deploy/requirements.lock" in r for r in runs)
+        # the project itself adds nothing unhashed
+        project = [r for r in runs if re.search(r"pip install .*\s\.(\s|$)", r)]
+        assert project and all("--no-deps" in r for r in project)
+
+    def test_base_images_are_pinned_and_the_command_is_exec_form(self) -> None:
+        instructions = dockerfile_instructions()
+        for word, args in instructions:
+            if word == "FROM":
+                image = args.split()[0]
+                assert ":" in image and not image.endswith(":latest"), image
+        (command,) = [args for word, args in instructions if word == "CMD"]
+        assert command.startswith("[")
+
+    def test_the_build_context_lets_in_only_what_the_image_copies(self) -> None:
+        patterns = [
+            line.strip()
+            for line in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+            if line.strip() and not line.startswith("#")
+        ]
+        assert patterns[0] == "*"  # everything out (.git, .venv, .run, ...) ...
+        allowed = {p[1:].rstrip("/") for p in patterns if p.startswith("!")}
+        # ... but what is copied
+        copied = set()
+        for word, args in dockerfile_instructions():
+            if word == "COPY" and "--from" not in args:
+                copied |= {source.rstrip("/") for source in args.split()[:-1]}
+        assert copied == allowed
+        assert not any(name.startswith((".venv", ".git", ".run", "tests")) for name in allowed)
+
+
+class TestCompose:
+    def compose(self) -> dict[str, Any]:
+        compose: dict[str, Any] = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+        return compose
+
+    def test_the_api_runs_several_replicas_behind_the_proxy(self) -> None:
+        services = self.compose()["services"]
+        api = services["api"]
+        assert int(re.sub(r"\$\{API_REPLICAS:-(\d+)\}", r"\1", str(api["deploy"]["replicas"]))) > 1
+        assert "ports" not in api  # reached through the proxy only
+        assert services["proxy"]["ports"]
+        assert api["environment"]["TRUSTED_PROXIES"] == "1"
+        assert services["worker"]["command"] == ["python", "-m", "service.worker"]
+        assert "SERVER_SECRET:?" in api["environment"]["SERVER_SECRET"]
+
+    def test_redis_has_a_password_a_memory_limit_and_no_eviction(self) -> None:
+        services = self.compose()["services"]
+        command = " ".join(services["redis"]["command"])
+        assert "--requirepass" in command and "--maxmemory " in command
+        assert "--maxmemory-policy noeviction" in command
+        assert services["redis"]["environment"]["REDIS_PASSWORD"].startswith("${REDIS_PASSWORD:?")
+        assert "${REDIS_PASSWORD" in services["api"]["environment"]["REDIS_URL"]
+
+    def test_the_proxy_passes_event_streams_unbuffered(self) -> None:
+        conf = (DEPLOY / "nginx.conf").read_text()
+        stream = re.search(r"location ~ \^/v1/games/\[\^/\]\+/stream\$ \{(.*?)\}", conf, re.S)
+        assert stream, "no location for the event streams"
+        body = stream.group(1)
+        assert "proxy_buffering off;" in body
+        timeout = re.search(r"proxy_read_timeout (\d+)s;", body)
+        assert timeout and int(timeout.group(1)) > 3600  # STREAM_MAX_SECONDS
+        assert re.search(r"location = /metrics \{\s*return 404;", conf)
+
+
+class TestKubernetes:
+    def test_the_kustomization_lists_every_manifest_and_only_files_that_exist(self) -> None:
+        kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+        listed = set(kustomization["resources"])
+        present = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
+        assert listed == present
+        kinds = {d["kind"] for d in k8s_documents()}
+        assert {
+            "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget",
+            "ConfigMap", "Secret",
+        } <= kinds  # fmt: skip
+        images = {i["name"] for i in kustomization["images"]}
+        for deployment in deployments().values():
+            for container in deployment["spec"]["template"]["spec"]["containers"]:
+                assert container["image"] in images
+
+    def test_pods_run_locked_down_with_resources(self) -> None:
+        for name, deployment in deployments().items():
+            pod = deployment["spec"]["template"]["spec"]
+            assert pod["securityContext"]["runAsNonRoot"] is True, name
+            assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+            for container in pod["containers"]:
+                security = container["securityContext"]
+                assert security["readOnlyRootFilesystem"] is True, name
+                assert security["allowPrivilegeEscalation"] is False, name
+                assert security["capabilities"]["drop"] == ["ALL"], name
+                for kind in ("requests", "limits"):
+                    assert {"cpu", "memory"} <= set(container["resources"][kind]), name
+                # /tmp writable (an emptyDir) on a read-only root
+                volumes = {v["name"]: v for v in pod["volumes"]}
+                mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+                assert "emptyDir" in volumes[mounts["/tmp"]]
+
+    def test_the_api_probes_and_its_metrics(self) -> None:
+        api = deployments()["scopa-api"]["spec"]["template"]
+        (container,) = api["spec"]["containers"]
+        assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+        assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+        env = {e["name"]: e["value"] for e in container["env"]}
+        volumes = {v["name"]: v for v in api["spec"]["volumes"]}
+        mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+        assert "emptyDir" in volumes[mounts[env["PROMETHEUS_MULTIPROC_DIR"]]]
+        (config,) = [d for d in k8s_documents() if d["kind"] == "ConfigMap"]
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports["metrics"] == int(config["data"]["METRICS_PORT"]) != ports["http"]
+        assert api["metadata"]["annotations"]["prometheus.io/port"] == str(ports["metrics"])
+        (service,) = [d for d in k8s_documents() if d["kind"] == "Service"]
+        assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]
+
+    def test_the_secret_holds_placeholders_only(self) -> None:
+        (secret,) = [d for d in k8s_documents() if d["kind"] == "Secret"]
+        assert all("replace-me" in value for value in secret["stringData"].values())
+
+
+def test_make_run_needs_nothing_but_serving_dependencies() -> None:
+    """`make run` installs only the project (no test extra) and runs tests.devredis."""
+    tree = ast.parse((ROOT / "tests" / "devredis.py").read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module.split(".")[0])
+    assert imported - {"__future__"} <= sys.stdlib_module_names
+    assert (ROOT / "tests" / "__init__.py").read_text().strip() == ""
+
+
+def test_gunicorn_clears_a_named_metrics_directory_on_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    (metrics / "counter_123.db").write_bytes(b"stale")
+    (metrics / "keep.txt").write_text("not ours")
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(metrics))
+    settings = runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
+    settings["on_starting"](None)
+    assert sorted(os.listdir(metrics)) == ["keep.txt"]
+
+
+def test_metrics_on_a_port_of_their_own(redis_server: RedisServer | ExternalRedis) -> None:
+    metrics_port = free_port()
+    with LiveService(redis_server.url, METRICS_PORT=str(metrics_port)) as service:
+        assert service.session.get(service.url + "/healthz", timeout=5).status_code == 200
+        assert service.session.get(service.url + "/metrics", timeout=5).status_code == 404
+        answer = requests.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5)
+        assert answer.status_code == 200
+        assert answer.headers["Content-Type"].startswith("text/plain")
+        # every worker's figures, added up: the two requests above were counted
+        counted = re.findall(
+            r'^scopa_http_requests_total\{method="GET",route="/healthz",status="200"\} (\S+)$',
+            answer.text,
+            re.M,
+        )
+        assert counted and float(counted[0]) >= 1
+        # /metrics on the API port is no route of the app's: a 404 counted as unmatched
+        assert re.search(
+            r'^scopa_http_requests_total\{method="GET",route="unmatched",status="404"\} ',
+            answer.text,
+            re.M,
+        )
+        assert not service.server_errors(), service.server_errors()
