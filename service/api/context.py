@@ -8,8 +8,9 @@ import redis
 import rq
 from flask import current_app
 
-from ..play import BotSettings, Game, GameStore
+from ..play import BotSettings, GameStore, Step
 from ..play.background import schedule
+from .observability import count_step
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +32,15 @@ def bot_settings() -> BotSettings:
     )
 
 
-def hand_bots_to_workers(game: Game) -> None:
-    """Queue a background job for ``game`` if a computer player still has the turn
-    after a request's allowance, or for when the turn clock of the person to play runs
-    out. The game is committed already: if the queue cannot be reached, the request
-    still succeeds, and ``POST /v1/games/{id}/bots`` plays the moves due later."""
+def committed(step: Step) -> None:
+    """What follows every commit of a request: its moves and matches counted, and a
+    background job queued for the game if a computer player still has the turn after a
+    request's allowance, or for when the turn clock of the person to play runs out. The
+    game is committed already: if the queue cannot be reached, the request still
+    succeeds, and ``POST /v1/games/{id}/bots`` plays the moves due later."""
+    count_step(step)
     queue: rq.Queue = current_app.extensions["scopa_bot_queue"]
     try:
-        schedule(queue, game)
+        schedule(queue, step.game)
     except redis.exceptions.RedisError as error:
         log.warning("could not queue the computer players' turn: %s", type(error).__name__)

@@ -150,29 +150,29 @@ def operation() -> str:
     return f"{request.method} {request.path}"
 
 
-def creation_request(body: Any) -> IdempotentRequest | None:
-    """The creation's idempotent request, if it carries an Idempotency-Key."""
-    key = idempotency_key(MIN_CREATION_KEY_LENGTH)
+def _idempotent(scope: str, body: Any, shortest: int = 1) -> IdempotentRequest | None:
+    """The request in ``scope``, if it carries an Idempotency-Key of ``shortest``
+    characters or more."""
+    key = idempotency_key(shortest)
     if key is None:
         return None
-    return IdempotentRequest.of(server_secret(), "create", key, operation(), body)
+    return IdempotentRequest.of(server_secret(), scope, key, operation(), body)
+
+
+def creation_request(body: Any) -> IdempotentRequest | None:
+    """The creation's idempotent request, if it carries an Idempotency-Key."""
+    return _idempotent("create", body, MIN_CREATION_KEY_LENGTH)
 
 
 def join_request(body: Any) -> IdempotentRequest | None:
     """A join's idempotent request, if it carries an Idempotency-Key (its answer holds a
     token: the key must be as long as a creation's)."""
-    key = idempotency_key(MIN_CREATION_KEY_LENGTH)
-    if key is None:
-        return None
-    return IdempotentRequest.of(server_secret(), "join", key, operation(), body)
+    return _idempotent("join", body, MIN_CREATION_KEY_LENGTH)
 
 
 def move_request(seat: int, body: Any) -> IdempotentRequest | None:
     """A seat's move's idempotent request, if it carries an Idempotency-Key."""
-    key = idempotency_key()
-    if key is None:
-        return None
-    return IdempotentRequest.of(server_secret(), f"seat{seat}", key, operation(), body)
+    return _idempotent(f"seat{seat}", body)
 
 
 def replayed(answer: Answer) -> tuple[dict[str, Any], int, dict[str, str]]:

@@ -237,6 +237,11 @@ class Problem(Exception):
         return resp
 
 
+def rate_limited(detail: str, retry_after: int) -> Problem:
+    """429: over a quota, with the seconds to wait in Retry-After."""
+    return Problem(429, ProblemType.RATE_LIMITED, detail, headers={"Retry-After": str(retry_after)})
+
+
 def etag(version: int) -> dict[str, str]:
     """The ETag header of a game at ``version``."""
     return {"ETag": f'"{version}"'}

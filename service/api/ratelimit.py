@@ -24,7 +24,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import hash_token
 from .context import store
-from .problems import Problem, ProblemType
+from .problems import rate_limited
 from .seats import parse_bearer
 
 PREFIX = "scopa:rate:"
@@ -132,10 +132,8 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
             retry = max(1, int((int(now // span) + 1) * span - now + 0.999))
             whom = "this address" if who.startswith("a:") else "this token"
             per = "a minute" if span == 60 else "an hour"
-            raise Problem(
-                429,
-                ProblemType.RATE_LIMITED,
+            raise rate_limited(
                 f"Too many {quota.what} from {whom}: at most {limit} {per}. "
                 f"Retry after {retry} seconds.",
-                headers={"Retry-After": str(retry)},
+                retry,
             )

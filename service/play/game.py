@@ -89,10 +89,6 @@ class Game:
         """The person to play has let their time run out."""
         return self.deadline is not None and now >= self.deadline
 
-    @property
-    def status(self) -> Status:
-        return Status.WAITING if self.match is None else self.match.status
-
     def seat_of(self, token: str | None) -> int:
         """The seat ``token`` belongs to; raises UnauthorizedError. Constant-time compares."""
         if not token:

@@ -258,18 +258,13 @@ def join(
     hashes = list(game.token_hashes)
     hashes[seat] = hash_token(token)
     events: list[Event] = [{"type": EventKind.SEAT_JOINED, "seat": seat, "name": name}]
-    joined = replace(
-        game.next_version(),
-        token_hashes=tuple(hashes),
-        lobby=replace(lobby, names=tuple(names)),
-    )
+    joined = replace(game, token_hashes=tuple(hashes), lobby=replace(lobby, names=tuple(names)))
     if None not in names:  # the last open seat: the match starts
         match, opening = Setup.from_dict(lobby.setup, names).start()
         joined = replace(joined, match=match, lobby=None)
         events += opening
         events += _bots_move(joined, settings)
-        joined = _on_the_clock(joined, time.time())
-    return Joining(replace(joined, logged=game.logged + len(events)), events, seat, token)
+    return Joining(_on_the_clock(_next(joined, events), time.time()), events, seat, token)
 
 
 def check_join_code(game: Game, code: str, secret: bytes) -> None:
@@ -393,22 +388,20 @@ def bots_move(
 ) -> Step:
     """The moves that are due: the computer players' (one move at least, then on while
     it is their turn, within the time limit, ``most`` moves at the most); or, when the
-    person to play let their time run out, :func:`play_for_the_clock`."""
+    person to play let their time run out, the move played for them."""
     now = time.time() if now is None else now
     if game.overdue(now):
-        return play_for_the_clock(game, settings, now)
+        return _play_for_the_clock(game, settings, now)
     if not game.bot_to_move:
         raise NoBotToMoveError(game.id)
     events = _bots_move(game, settings, least=1, most=most)
     return Step(_on_the_clock(_next(game, events), now), events)
 
 
-def play_for_the_clock(game: Game, settings: BotSettings, now: float) -> Step:
-    """The person to play let their time run out (docs/rules.md R12): the greedy
+def _play_for_the_clock(game: Game, settings: BotSettings, now: float) -> Step:
+    """The person to play let their time run out (docs/rules.md R12.20): the greedy
     player's move is played for them, the least harmful one, its event marked
     ``"timeout": true``; then the computer players answer, if it is their turn."""
-    if not game.overdue(now):
-        raise NoBotToMoveError(game.id)
     match = game.playing
     seat = match.turn
     assert seat is not None, "a turn that runs out is somebody's"

@@ -10,9 +10,9 @@ from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
 from ....play import Answer, VersionConflictError
 from ....play.idempotency import seal_token
-from ... import observability, ratelimit
+from ... import ratelimit
 from ...blueprint import Blueprint
-from ...context import bot_settings, hand_bots_to_workers, server_secret, store
+from ...context import bot_settings, committed, server_secret, store
 from ...headers import (
     CREATION_KEY_PARAMETER,
     ETAG,
@@ -144,8 +144,7 @@ class GameCollection(MethodView):
             if request is None or (earlier := _creation_replay(game_id, request)) is None:
                 raise
             return earlier
-        observability.count_step(creation)
-        hand_bots_to_workers(creation.game)
+        committed(creation)
         return created, 201, answers.created_headers(game_id, creation.version)
 
 
@@ -255,8 +254,7 @@ class Moves(MethodView):
             if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
                 raise
             return replayed(earlier)
-        observability.count_step(step)
-        hand_bots_to_workers(step.game)
+        committed(step)
         return answer.body, 200, etag(step.version)
 
 
@@ -372,8 +370,7 @@ class BotTurns(MethodView):
         `timeout`). Needs no token: it only plays the moves that are due."""
         step = play.bots_move(store().load(game_id), bot_settings())
         store().commit(step)
-        observability.count_step(step)
-        hand_bots_to_workers(step.game)
+        committed(step)
         state = answers.view_of(step.game, None)
         result = {"events": answers.events_for(step.events, None, step.first_seq), "state": state}
         return result, 200, etag(step.version)
@@ -445,8 +442,7 @@ class JoinGame(MethodView):
             if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
                 raise
             return _join_replay(earlier, request.key, game_id)
-        observability.count_step(joining)
-        hand_bots_to_workers(joining.game)
+        committed(joining)
         return answer, 200, etag(joining.version)
 
 
@@ -482,6 +478,7 @@ class LeaveGame(MethodView):
         game = store().load(game_id)
         step = play.leave(game, seat_required(game))
         store().commit(step)
+        committed(step)
         return "", 204, etag(step.version)
 
 
@@ -510,26 +507,27 @@ class Rematch(MethodView):
         time. The new game's `previous` names this one."""
         game = store().load(game_id)
         seat = seat_required(game)
-        created = False
         if game.next is None:
+            linked = play.link_rematch(game, play.new_game_id())
             try:
-                store().commit(play.link_rematch(game, play.new_game_id()))
+                store().commit(linked)
+                committed(linked)
+                game = linked.game
             except VersionConflictError:  # another seat asked at the same time
-                pass
-            game = store().load(game_id)
+                game = store().load(game_id)
             assert game.next is not None, "a rematch is linked once the match is over"
+        created = False
         try:
             following = store().load(game.next)
         except play.GameNotFoundError:
             creation = play.rematch(game, server_secret(), bot_settings())
             try:
                 store().commit(creation)
-                created = True
-                observability.count_step(creation)
-                hand_bots_to_workers(creation.game)
             except VersionConflictError:  # another seat created it at the same time
-                pass
-            following = store().load(game.next)
+                following = store().load(game.next)
+            else:
+                committed(creation)
+                following, created = creation.game, True
         stored_hash = game.token_hashes[seat]
         assert stored_hash is not None, "a person's seat has a token"
         body = {

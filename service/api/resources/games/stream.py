@@ -26,7 +26,7 @@ from marshmallow import fields, validate
 from ....play import GameNotFoundError, live
 from ...context import store
 from ...fields import StrictSchema
-from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...problems import STORE_ERRORS, Problem, ProblemType, rate_limited
 from ...seats import OPTIONAL_SEAT_AUTH
 from ...seats import seat_of as seat_of_token
 from . import answers
@@ -283,12 +283,10 @@ def stream_settings() -> StreamSettings:
     except redis.RedisError:
         return settings
     if lease is None:
-        raise Problem(
-            429,
-            ProblemType.RATE_LIMITED,
+        raise rate_limited(
             f"Too many streams open at once from this address: at most {limit}. Close "
             f"one, or retry after {FULL_RETRY_SECONDS} seconds.",
-            headers={"Retry-After": str(FULL_RETRY_SECONDS)},
+            FULL_RETRY_SECONDS,
         )
     return StreamSettings(settings.keepalive, settings.max_seconds, (leases, address, lease))
 
