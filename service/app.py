@@ -15,7 +15,7 @@ from .api.json_provider import OrjsonProvider
 from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
-from .play import GameStore, background
+from .play import GameStore, background, connections
 
 API_DESCRIPTION = """\
 Play Scopa over HTTP: create a match, give each player their seat's secret token, and
@@ -69,39 +69,51 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             "characters, the same on every instance: make one with "
             "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
         )
+    if (
+        app.config["REDIS_MIN_REPLICAS"]
+        and app.config["REDIS_REPLICA_TIMEOUT_SECONDS"] >= app.config["REDIS_TIMEOUT_SECONDS"]
+    ):
+        raise RuntimeError(
+            "REDIS_REPLICA_TIMEOUT_SECONDS must be shorter than REDIS_TIMEOUT_SECONDS: the "
+            "wait for replicas is a Redis call, which gives up after REDIS_TIMEOUT_SECONDS"
+        )
     provider = OrjsonProvider(app)
     provider.sort_keys = False  # as built: a view's keys in the order the schema lists them
     app.json = provider
 
-    # Every connection of the pool asks the worker's circuit breaker first: after a
+    # Every connection to Redis asks the worker's circuit breaker first: after a
     # timeout or a failed connection, calls to Redis are refused at once for a cool-down
     # (503 with Retry-After) instead of each waiting out the timeout (see api/breaker.py).
     redis_breaker = breaker.CircuitBreaker(app.config["REDIS_BREAKER_COOLDOWN_SECONDS"])
-    pool = redis.ConnectionPool.from_url(
-        app.config["REDIS_URL"],
-        connection_class=breaker.connection_class_for(app.config["REDIS_URL"]),
-        breaker=redis_breaker,
+    games = connections.connect(
+        app.config["REDIS_URL"],  # one Redis, a Redis Cluster or Sentinel's master
+        connection_class=breaker.guarding(redis_breaker),
         socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         health_check_interval=30,
         max_connections=app.config["REDIS_MAX_CONNECTIONS"],  # each thread keeps one
-        decode_responses=True,
         # A command that fails on a broken connection (Redis restarted, an idle
-        # connection dropped) reconnects and goes again, twice at most, then the
-        # request is answered 503 with Retry-After. A timeout is not retried: Redis is
-        # there but does not answer, and a retry would only wait as long again.
+        # connection dropped, a Sentinel failover) reconnects and goes again, twice at
+        # most, then the request is answered 503 with Retry-After. A timeout is not
+        # retried: Redis is there but does not answer, and a retry would only wait as
+        # long again (on a cluster it may go to the slot's new master, once the breaker
+        # lets it).
         retry=Retry(
             ExponentialWithJitterBackoff(base=0.01, cap=0.1),
             2,
             supported_errors=(redis.exceptions.ConnectionError,),
         ),
     )
-    app.extensions["scopa_store"] = GameStore(pool, app.config["GAME_TTL_SECONDS"])
+    app.extensions["scopa_store"] = GameStore(
+        games,
+        app.config["GAME_TTL_SECONDS"],
+        replicas=app.config["REDIS_MIN_REPLICAS"],
+        replica_timeout_seconds=app.config["REDIS_REPLICA_TIMEOUT_SECONDS"],
+    )
     # The computer players' queue (rq stores bytes: a client that does not decode).
-    queue_connection = redis.Redis.from_url(
-        app.config["REDIS_URL"],
+    queue_connection = background.queue_connection(
+        app.config["QUEUE_REDIS_URL"] or app.config["REDIS_URL"],
         socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
-        socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
     )
     app.extensions["scopa_bot_queue"] = background.queue_for(queue_connection)
     breaker.install(app, redis_breaker)

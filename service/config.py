@@ -15,7 +15,18 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
     # A worker's threads (deploy/gunicorn.conf.py): for ordinary requests, and for streams.
     threads = int(env.get("GUNICORN_THREADS", 4)) + streams_per_worker
     return {
+        # Where the games are: redis://, rediss://, unix://, redis+cluster://host:port,...
+        # or redis+sentinel://host:port,.../service_name (service/play/connections.py).
         "REDIS_URL": env.get("REDIS_URL", DEFAULT_REDIS_URL),
+        # Where the computer players' job queue is (rq), if not on REDIS_URL: required
+        # when REDIS_URL is a cluster, which rq cannot use (one Redis, or a Sentinel URL).
+        "QUEUE_REDIS_URL": env.get("QUEUE_REDIS_URL", ""),
+        # Replicas each write must reach, and each read find connected to the master,
+        # within REDIS_REPLICA_TIMEOUT_SECONDS (less than REDIS_TIMEOUT_SECONDS), else 503
+        # (service/play/store.py). With Sentinel, 1: a move answered is on a replica
+        # before the master can die. 0: none asked (one Redis; not for a cluster).
+        "REDIS_MIN_REPLICAS": int(env.get("REDIS_MIN_REPLICAS", 0)),
+        "REDIS_REPLICA_TIMEOUT_SECONDS": float(env.get("REDIS_REPLICA_TIMEOUT_SECONDS", 0.25)),
         # Keys client-chosen values (Idempotency-Keys) are hashed with; required, the same
         # on every instance. `make run` makes one and keeps it in .run/secret.
         "SERVER_SECRET": env.get("SERVER_SECRET", ""),

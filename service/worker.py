@@ -11,12 +11,11 @@ import logging
 import sys
 from typing import Any
 
-import redis
 import rq
 
 from . import config
 from .play import BotSettings
-from .play.background import WorkerSettings, configure, queue_for
+from .play.background import WorkerSettings, configure, queue_connection, queue_for
 
 #: How often the worker looks for jobs whose worker died (rq's maintenance): they are
 #: retried once their heartbeat has expired (rq waits its monitoring interval + 60 s).
@@ -34,6 +33,8 @@ def settings_from(values: dict[str, Any]) -> WorkerSettings:
             expert_budget_ms=values["EXPERT_BUDGET_MS"],
         ),
         slice_seconds=values["BOT_SLICE_SECONDS"],
+        min_replicas=values["REDIS_MIN_REPLICAS"],
+        replica_timeout_seconds=values["REDIS_REPLICA_TIMEOUT_SECONDS"],
     )
 
 
@@ -42,12 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
-    settings = settings_from(config.from_env())
+    values = config.from_env()
+    settings = settings_from(values)
     configure(settings)
-    connection = redis.Redis.from_url(
-        settings.redis_url,
+    connection = queue_connection(
+        values["QUEUE_REDIS_URL"] or settings.redis_url,
         socket_timeout=max(settings.redis_timeout_seconds, 10.0),  # rq blocks on the queue
-        socket_connect_timeout=settings.redis_timeout_seconds,
     )
     worker = rq.Worker(
         [queue_for(connection)],

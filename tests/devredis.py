@@ -186,16 +186,24 @@ class RedisServer:
         persist: write an append-only file (``--appendonly yes``) so the data survives
             :meth:`restart`, and a later server started on the same ``data_dir``.
             RDB snapshots are always disabled.
+        extra_args: more ``redis-server`` command-line arguments, appended after the
+            ones above (so they win where they overlap), e.g.
+            ``("--cluster-enabled", "yes")``; see ``tests/redis_topologies.py``.
 
     Only one server at a time may use a given ``data_dir`` (enforced with a lock file).
     """
 
     def __init__(
-        self, port: int | None = None, data_dir: str | None = None, persist: bool = False
+        self,
+        port: int | None = None,
+        data_dir: str | None = None,
+        persist: bool = False,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.port: int | None = port
         self.data_dir: str | None = data_dir
         self.persist = persist
+        self.extra_args: tuple[str, ...] = tuple(extra_args)
         self.binary: str | None = None
         self._owns_data_dir = False
         self._process: subprocess.Popen[bytes] | None = None
@@ -321,6 +329,7 @@ class RedisServer:
             "--appendonly", "yes" if self.persist else "no",
             "--daemonize", "no",
             "--loglevel", "warning",
+            *self.extra_args,
         ]  # fmt: skip
 
     def _launch(self) -> None:

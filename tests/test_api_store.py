@@ -339,7 +339,7 @@ class TestConnections:
     when the thread ends (a server that makes a thread per request must not leak them)."""
 
     def test_a_thread_keeps_its_client_and_another_thread_has_its_own(self, redis_url: str) -> None:
-        store = GameStore(redis.ConnectionPool.from_url(redis_url, decode_responses=True), 60)
+        store = GameStore(redis.Redis.from_url(redis_url, decode_responses=True), 60)
         mine = store.redis
         assert store.redis is mine and mine.ping()
         theirs: list[redis.Redis] = []
@@ -351,7 +351,7 @@ class TestConnections:
 
     def test_threads_that_end_give_their_connection_back(self, redis_url: str) -> None:
         pool = redis.ConnectionPool.from_url(redis_url, decode_responses=True)
-        store = GameStore(pool, 60)
+        store = GameStore(redis.Redis(connection_pool=pool), 60)
         for _ in range(20):  # one after the other, as a thread-per-request server does
             thread = threading.Thread(target=lambda: store.redis.ping())
             thread.start()
@@ -368,7 +368,7 @@ def test_a_write_whose_reply_was_lost_is_not_refused_when_retried(redis_url: str
     conflict, as another client's would be) and must not append the events twice."""
     retry = Retry(NoBackoff(), 2)
     pool = redis.ConnectionPool.from_url(redis_url, decode_responses=True, retry=retry)
-    store = GameStore(pool, 60)
+    store = GameStore(redis.Redis(connection_pool=pool), 60)
     created = play.create(play.Setup(seed=3), BotSettings())
     store.commit(created)
     game_id = created.game.id

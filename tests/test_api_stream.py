@@ -506,7 +506,7 @@ def test_each_thread_of_a_worker_can_keep_its_redis_connection(
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "unused")  # (the file sets it otherwise)
     threads = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))["threads"]
     assert threads > 200
-    pool = make_app(REDIS_URL=redis_url).extensions["scopa_store"].pool
+    pool = make_app(REDIS_URL=redis_url).extensions["scopa_store"].shared.connection_pool
     assert pool.max_connections >= threads + 1
 
 

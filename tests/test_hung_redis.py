@@ -19,17 +19,17 @@ import redis
 from flask import Flask
 from prometheus_client import REGISTRY
 from redis.backoff import NoBackoff
+from redis.connection import Connection, SSLConnection, UnixDomainSocketConnection
 from redis.retry import Retry
 
 from service.api.breaker import (
     CircuitBreaker,
-    GuardedSSLConnection,
-    GuardedTCPConnection,
-    GuardedUnixConnection,
+    GuardedConnection,
     State,
     StorageUnavailableError,
-    connection_class_for,
+    guarding,
 )
+from service.play import connections
 from tests.devredis import RedisServer
 from tests.helpers import Table
 
@@ -185,10 +185,29 @@ def test_the_cooldown_must_be_positive() -> None:
         CircuitBreaker(0)
 
 
-def test_each_url_scheme_gets_its_guarded_connection() -> None:
-    assert connection_class_for("redis://127.0.0.1:6379/0") is GuardedTCPConnection
-    assert connection_class_for("rediss://example.com:6380/0") is GuardedSSLConnection
-    assert connection_class_for("unix:///run/redis.sock?db=0") is GuardedUnixConnection
+@pytest.mark.parametrize(
+    ("url", "base"),
+    [
+        ("redis://127.0.0.1:6379/0", Connection),
+        ("rediss://example.com:6380/0", SSLConnection),
+        ("unix:///run/redis.sock?db=0", UnixDomainSocketConnection),
+        (
+            "redis+sentinel://127.0.0.1:26379,127.0.0.1:26380/scopa",
+            connections.SentinelMasterConnection,  # a SentinelManagedConnection
+        ),
+    ],
+)
+def test_each_url_form_gets_its_connection_guarded(url: str, base: type) -> None:
+    """Whatever REDIS_URL names, its connections ask the breaker (a cluster's are
+    checked against a real cluster in tests/test_scale_out.py)."""
+    breaker = CircuitBreaker(1)
+    wrap = guarding(breaker)
+    client = connections.connect(url, connection_class=wrap)
+    assert isinstance(client, redis.Redis)
+    made = client.connection_pool.connection_class
+    assert issubclass(made, GuardedConnection) and issubclass(made, base)
+    assert made.breaker is breaker
+    assert wrap(base) is made  # one class per base: a worker's clients share it
 
 
 # -- the breaker in a real pool, on a real Redis ------------------------------------------
@@ -208,15 +227,16 @@ def server(redis_server: Any) -> Iterator[RedisServer]:
 
 def guarded(server: RedisServer, breaker: CircuitBreaker) -> redis.Redis:
     """A client on a pool built as the app builds its own."""
-    pool = redis.ConnectionPool.from_url(
+    client = connections.connect(
         server.url,
-        connection_class=connection_class_for(server.url),
-        breaker=breaker,
+        decode_responses=False,
+        connection_class=guarding(breaker),
         socket_timeout=TIMEOUT,
         socket_connect_timeout=TIMEOUT,
         retry=Retry(NoBackoff(), 2, supported_errors=(redis.exceptions.ConnectionError,)),
     )
-    return redis.Redis(connection_pool=pool)
+    assert isinstance(client, redis.Redis)
+    return client
 
 
 def timed(call: Callable[[], Any]) -> tuple[float, BaseException | None]:

@@ -91,8 +91,7 @@ def view(client: FlaskClient, game_id: object) -> dict[str, object]:
 
 def assert_the_log_replays(redis_url: str, game_id: str) -> None:
     """The stored match is exactly what its event log gives, move by move."""
-    pool = redis.ConnectionPool.from_url(redis_url, decode_responses=True)
-    store = GameStore(pool, 60)
+    store = GameStore(redis.Redis.from_url(redis_url, decode_responses=True), 60)
     try:
         _, events = store.events(game_id)
         stored = store.load(game_id).match

@@ -10,9 +10,12 @@ through as a probe (*half-open*): if Redis answers it the breaker closes and eve
 goes through again; if not, it opens for another cool-down. Routes that do not use
 Redis never meet it.
 
-The breaker sits in the connections of the app's pool (:class:`GuardedConnection`, the
-pool's ``connection_class``), so it guards every Redis call, the game store's and the
-rate limiter's alike, without either knowing of it:
+The breaker sits in the connections of the app's clients (:class:`GuardedConnection`,
+made by :func:`guarding` for whichever connection class the ``REDIS_URL`` uses: one
+Redis, each node of a Redis Cluster, or the master a Sentinel names), so it guards every
+Redis call, the game store's and the rate limiter's alike, without either knowing of it.
+On a cluster one breaker guards every node: a worker that meets a node that does not
+answer stops calling the cluster for the cool-down, as it would one Redis.
 
 - before a command is sent, or a connection made, :meth:`CircuitBreaker.before_call`
   refuses it while the breaker is open;
@@ -46,20 +49,16 @@ import time
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
-from urllib.parse import urlparse
 
 import redis
 from flask import Flask, current_app
 from prometheus_client import Counter
 from redis.backoff import NoBackoff
-from redis.connection import (
-    AbstractConnection,
-    Connection,
-    SSLConnection,
-    UnixDomainSocketConnection,
-)
+from redis.connection import AbstractConnection
 from redis.exceptions import ConnectionError, ResponseError, TimeoutError
 from redis.retry import Retry
+
+from ..play import connections
 
 log = logging.getLogger(__name__)
 
@@ -176,13 +175,11 @@ class CircuitBreaker:
 
 
 class GuardedConnection(AbstractConnection):
-    """A redis-py connection that asks ``breaker`` before each command or connect and
-    tells it how each went. Give the pool ``connection_class=connection_class_for(url)``
-    and ``breaker=...`` (the pool hands its extra arguments to each connection)."""
+    """A redis-py connection that asks its class's ``breaker`` before each command or
+    connect and tells it how each went. Made for a connection class of redis-py by
+    :func:`guarding` (one breaker per worker, however many classes and pools)."""
 
-    def __init__(self, *args: Any, breaker: CircuitBreaker, **kwargs: Any) -> None:
-        self.breaker = breaker
-        super().__init__(*args, **kwargs)
+    breaker: CircuitBreaker
 
     def connect_check_health(
         self, check_health: bool = True, retry_socket_connect: bool = True
@@ -217,26 +214,19 @@ class GuardedConnection(AbstractConnection):
         return response
 
 
-class GuardedTCPConnection(GuardedConnection, Connection):
-    pass
+def guarding(breaker: CircuitBreaker) -> connections.Wrapper:
+    """The ``connection_class`` wrapper of :func:`service.play.connections.connect`:
+    given the connection class a URL's form uses (plain, TLS, Unix socket, a Sentinel's
+    managed connection), the same class guarded by ``breaker``."""
+    made: dict[type[AbstractConnection], type[AbstractConnection]] = {}
 
+    def guarded(base: type[AbstractConnection]) -> type[AbstractConnection]:
+        if base not in made:
+            name = f"Guarded{base.__name__}"
+            made[base] = type(name, (GuardedConnection, base), {"breaker": breaker})
+        return made[base]
 
-class GuardedSSLConnection(GuardedConnection, SSLConnection):
-    pass
-
-
-class GuardedUnixConnection(GuardedConnection, UnixDomainSocketConnection):
-    pass
-
-
-def connection_class_for(url: str) -> type[GuardedConnection]:
-    """The guarded connection class for a Redis URL's scheme (redis, rediss, unix)."""
-    scheme = urlparse(url).scheme
-    if scheme == "rediss":
-        return GuardedSSLConnection
-    if scheme == "unix":
-        return GuardedUnixConnection
-    return GuardedTCPConnection
+    return guarded
 
 
 class Readiness:
@@ -247,7 +237,7 @@ class Readiness:
 
     def __init__(self, url: str, timeout: float, breaker: CircuitBreaker) -> None:
         self.breaker = breaker
-        self.client = redis.Redis.from_url(
+        self.client = connections.connect(
             url,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 
-import redis
 import rq
 from flask import current_app
 
-from ..play import BotSettings, GameStore, Step
+from ..play import BotSettings, GameStore, Step, connections
 from ..play.background import schedule
 from .observability import count_step
 
@@ -42,5 +41,5 @@ def committed(step: Step) -> None:
     queue: rq.Queue = current_app.extensions["scopa_bot_queue"]
     try:
         schedule(queue, step.game)
-    except redis.exceptions.RedisError as error:
+    except connections.ERRORS as error:
         log.warning("could not queue the computer players' turn: %s", type(error).__name__)

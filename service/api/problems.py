@@ -360,6 +360,11 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
     ),
     redis.exceptions.ConnectionError: _storage_down,
     redis.exceptions.TimeoutError: _storage_down,
+    # A Redis Cluster reshaping: no node reachable, a slot without a master for now
+    # (CLUSTERDOWN), a slot being moved (TRYAGAIN).
+    redis.exceptions.RedisClusterException: _storage_down,
+    redis.exceptions.ClusterDownError: _storage_down,
+    redis.exceptions.TryAgainError: _storage_down,
     StorageUnavailableError: _storage_down,
 }
 

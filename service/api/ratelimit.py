@@ -18,11 +18,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import redis
 from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from ..play import hash_token
+from ..play import connections, hash_token
 from .context import store
 from .problems import rate_limited
 from .seats import parse_bearer
@@ -116,7 +115,7 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
     try:
         # Inside the try: a thread's first client connects, and fails while Redis is
         # down or the breaker (service/api/breaker.py) refuses calls to it.
-        client: redis.Redis = store().redis
+        client = store().redis
         with client.pipeline(transaction=False) as pipe:
             for quota, who, _ in checks:
                 window = int(now // quota.window_seconds)
@@ -124,7 +123,7 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
                 pipe.incr(key)
                 pipe.expire(key, quota.window_seconds * 2)
             counts = pipe.execute()[::2]
-    except redis.exceptions.RedisError:
+    except connections.ERRORS:
         return  # fail open: the limiter never takes the service down
     for (quota, who, limit), count in zip(checks, counts, strict=True):
         if count > limit:

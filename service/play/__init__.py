@@ -3,6 +3,7 @@
 - :mod:`.game`: a stored game (the match, its seats, its version) and seat tokens;
 - :mod:`.steps`: pure steps (create, join, leave, move, let the computer players move,
   rematch), no I/O;
+- :mod:`.connections`: the Redis clients for a ``REDIS_URL`` (one Redis, a cluster, Sentinel);
 - :mod:`.store`: Redis, and :meth:`GameStore.commit`, the one place a step is stored;
 - :mod:`.idempotency`: Idempotency-Key, kept with the commit it answers.
 """

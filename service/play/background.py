@@ -11,7 +11,9 @@ to run again after a worker died mid-way: every move is a compare-and-set on the
 version (:meth:`GameStore.commit`), so a move not committed was never played, and a move
 committed is never played again: the job reads the game anew and goes on from there.
 
-Keys: rq's own, under ``rq:`` (one queue, :data:`QUEUE_NAME`).
+Keys: rq's own, under ``rq:`` (one queue, :data:`QUEUE_NAME`), on ``QUEUE_REDIS_URL`` if
+it is set, else on ``REDIS_URL``. rq needs one Redis (or Sentinel's master): with the
+games on a Redis Cluster, the queue has a Redis of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 import redis
 import rq
 
+from . import connections
 from .game import Game
 from .steps import BotSettings, bots_move
 from .store import GameNotFoundError, GameStore, VersionConflictError
@@ -49,6 +52,8 @@ class WorkerSettings:
     redis_timeout_seconds: float
     bots: BotSettings
     slice_seconds: float = 5.0
+    min_replicas: int = 0
+    replica_timeout_seconds: float = 0.25
 
 
 _settings: WorkerSettings | None = None
@@ -68,14 +73,41 @@ def _game_store() -> GameStore:
     if _settings is None:
         raise RuntimeError("background jobs run in a worker: python -m service.worker")
     if _store is None or _store[0] != os.getpid():
-        pool = redis.ConnectionPool.from_url(
+        client = connections.connect(
             _settings.redis_url,
             socket_timeout=_settings.redis_timeout_seconds,
             socket_connect_timeout=_settings.redis_timeout_seconds,
-            decode_responses=True,
         )
-        _store = (os.getpid(), GameStore(pool, _settings.ttl_seconds))
+        store = GameStore(
+            client,
+            _settings.ttl_seconds,
+            replicas=_settings.min_replicas,
+            replica_timeout_seconds=_settings.replica_timeout_seconds,
+        )
+        _store = (os.getpid(), store)
     return _store[1]
+
+
+def queue_connection(url: str, *, socket_timeout: float) -> redis.Redis:
+    """A client for the job queue at ``url`` (one Redis, or a Sentinel's master), which
+    does not decode responses (rq stores bytes). rq cannot use a Redis Cluster (its
+    commands span many keys in many slots): RedisUrlError names the way out."""
+    where = connections.parse(url)
+    if where.clustered:
+        raise connections.RedisUrlError(
+            f"The computer players' job queue (rq) cannot use a Redis Cluster "
+            f"({where.describe()}): set QUEUE_REDIS_URL to a Redis of its own "
+            "(redis://... or redis+sentinel://...) for the queue; the games stay on "
+            "the cluster"
+        )
+    client = connections.connect(
+        where,
+        decode_responses=False,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=min(socket_timeout, 5.0),
+    )
+    assert isinstance(client, redis.Redis)
+    return client
 
 
 def queue_for(connection: redis.Redis) -> rq.Queue:

@@ -25,15 +25,18 @@ is down, it has the feed read the log again at each keep-alive.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import threading
 import time
 import weakref
 
-import redis
+from redis.client import PubSub
+from redis.cluster import ClusterPubSub, RedisCluster
 
 from ..engine import Event
+from . import connections
 from .store import GameNotFoundError, GameStore, channel_for
 
 #: How soon the subscriber takes up a game newly followed (it looks between messages).
@@ -41,6 +44,11 @@ POLL_SECONDS = 0.05
 #: The longest the subscriber waits before it tries Redis again after a failure.
 MAX_BACKOFF_SECONDS = 5.0
 log = logging.getLogger(__name__)
+#: What a feed's read of the log may meet (it is then left stale and read again).
+_READ_FAILURES: tuple[type[Exception], ...] = (GameNotFoundError, OSError, *connections.ERRORS)
+#: What the subscriber may meet (it then subscribes again on a new pubsub). StopIteration:
+#: a cluster pubsub whose every node subscription ended while it was read from.
+_SUBSCRIBER_FAILURES: tuple[type[Exception], ...] = (OSError, StopIteration, *connections.ERRORS)
 
 _stopping = threading.Event()
 _hubs: weakref.WeakSet[Hub] = weakref.WeakSet()
@@ -99,7 +107,7 @@ class Feed:
                 self._announced = length
         try:
             self._catch_up()
-        except (GameNotFoundError, redis.RedisError, OSError):
+        except _READ_FAILURES:
             pass  # left stale: each follower reads again, and sees what is wrong
         self._wake()
 
@@ -202,14 +210,8 @@ class Hub:
     def __init__(self, url: str, store: GameStore, *, capacity: int, timeout: float) -> None:
         self.capacity = capacity
         self._store = store
-        self._client = redis.Redis.from_url(
-            url,
-            decode_responses=True,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            socket_keepalive=True,
-            health_check_interval=30,
-        )
+        self._url, self._timeout = url, timeout
+        self._client = self._connect()
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}  # by channel
         self._followers = 0
@@ -217,6 +219,15 @@ class Hub:
         self._closed = False
         self._thread: threading.Thread | None = None
         _hubs.add(self)
+
+    def _connect(self) -> connections.Client:
+        return connections.connect(
+            self._url,
+            socket_timeout=self._timeout,
+            socket_connect_timeout=self._timeout,
+            socket_keepalive=True,
+            health_check_interval=30,
+        )
 
     @property
     def followers(self) -> int:
@@ -281,16 +292,22 @@ class Hub:
             return set(self._feeds)
 
     def _run(self) -> None:
-        pubsub = self._client.pubsub()
+        pubsub: PubSub | None = None
         listening: set[str] = set()
         failures = 0
-        sharded: bool | None = None  # shard channels (Redis 7), or plain ones (Redis 6)
+        # Shard channels (Redis 7, and always on a cluster, where a shard channel is
+        # heard on the node that holds its slot), or plain ones (Redis 6).
+        sharded: bool | None = True if isinstance(self._client, RedisCluster) else None
         try:
             while not self._closed:
                 try:
                     if sharded is None:
                         version = str(self._client.info("server")["redis_version"])
                         sharded = int(version.split(".")[0]) >= 7
+                    if pubsub is None:
+                        pubsub, listening = self._client.pubsub(), set()
+                        with self._lock:
+                            self._changed = True
                     wanted = self._wanted()
                     if wanted is not None:
                         # Confirmed subscriptions come back as messages (_dispatch).
@@ -300,14 +317,17 @@ class Hub:
                         if dropped := listening - wanted:
                             (pubsub.sunsubscribe if sharded else pubsub.unsubscribe)(*dropped)
                             listening -= dropped
-                    message = pubsub.get_message(timeout=POLL_SECONDS)
-                    while message is not None:
-                        self._dispatch(message)
-                        message = pubsub.get_message(timeout=0.0)
+                    if isinstance(pubsub, ClusterPubSub):
+                        self._listen_cluster(pubsub, bool(listening))
+                    else:
+                        message = pubsub.get_message(timeout=POLL_SECONDS)
+                        while message is not None:
+                            self._dispatch(message)
+                            message = pubsub.get_message(timeout=0.0)
                     if failures:
                         log.info("live updates: listening to Redis again")
                     failures = 0
-                except (redis.RedisError, OSError) as error:
+                except _SUBSCRIBER_FAILURES as error:
                     if not failures:
                         log.warning(
                             "live updates: the subscriber lost Redis (%s); streams read "
@@ -315,12 +335,33 @@ class Hub:
                             type(error).__name__,
                         )
                     failures += 1
-                    with self._lock:
-                        self._changed = True  # compare what is wanted again
+                    if pubsub is not None:
+                        with contextlib.suppress(*connections.ERRORS, OSError):
+                            pubsub.close()
+                        pubsub = None  # subscribe again, on a new one
+                    if isinstance(self._client, RedisCluster):
+                        # A new client learns the cluster's slots afresh (a master may
+                        # have failed over); the subscriber sends nothing else that
+                        # would teach the old one.
+                        connections.close(self._client)
+                        self._client = self._connect()
                     self.wake_all()
                     time.sleep(min(MAX_BACKOFF_SECONDS, 0.1 * 2**failures))
         finally:
-            pubsub.close()
+            if pubsub is not None:
+                pubsub.close()
+
+    def _listen_cluster(self, pubsub: ClusterPubSub, listening: bool) -> None:
+        """Read what the cluster's nodes sent: redis-py keeps a connection per node
+        that holds a followed game's slot and reads them in turn, each for at most
+        :data:`POLL_SECONDS` (so a message waits at most that times the nodes)."""
+        if not listening:
+            time.sleep(POLL_SECONDS)
+            return
+        message = pubsub.get_sharded_message(timeout=POLL_SECONDS)
+        while message is not None:
+            self._dispatch(message)
+            message = pubsub.get_sharded_message(timeout=0.0)
 
     def _dispatch(self, message: dict[str, object]) -> None:
         kind = message["type"]

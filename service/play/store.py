@@ -28,8 +28,10 @@ import threading
 
 import orjson
 import redis
+from redis.cluster import RedisCluster
 
 from ..engine import Event
+from .connections import Client, close
 from .game import Game
 from .idempotency import Answer, IdempotentRequest
 from .steps import Step
@@ -77,6 +79,24 @@ return 1
 """
 
 
+#: KEYS[1] the game hash, KEYS[2] its event list; ARGV[1] the first position to read.
+#: The version and the events from there on, read at once; nil if there is no game.
+_READ_LOG = """
+local version = redis.call('HGET', KEYS[1], 'v')
+if not version then
+  return false
+end
+return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1)}
+"""
+
+
+class NotReplicatedError(redis.exceptions.TimeoutError):
+    """Fewer replicas than the store requires acknowledged a write, or are connected to
+    the Redis that served a read: that Redis may have been failed over (a Sentinel
+    promoted its replica, and it no longer is the master). A write so answered may be
+    stored or not; the connections are dropped, and the next ask where the master is."""
+
+
 class GameNotFoundError(LookupError):
     """No game is stored under this id (never created, or expired)."""
 
@@ -99,27 +119,52 @@ def channel_for(game_id: str) -> str:
 
 
 class GameStore:
-    """Reads and commits games in Redis.
+    """Reads and commits games in Redis: one Redis, the master a Sentinel names, or a
+    Redis Cluster (the client :func:`.connections.connect` makes of ``REDIS_URL``).
 
-    Each thread talks to Redis over a connection of its own, taken once from ``pool``
-    (redis-py's single-connection client): a pool checkout per command cost about a
-    third of redis-py's own time per command. Pipelines borrow from the same pool."""
+    On one Redis (Sentinel's master too), each thread talks to it over a connection of
+    its own, taken once from the client's pool (redis-py's single-connection client): a
+    pool checkout per command cost about a third of redis-py's own time per command.
+    Pipelines borrow from the same pool. A cluster client keeps a pool per node and is
+    shared by every thread."""
 
-    def __init__(self, pool: redis.ConnectionPool, ttl_seconds: int) -> None:
-        self.pool = pool
+    def __init__(
+        self,
+        client: Client,
+        ttl_seconds: int,
+        *,
+        replicas: int = 0,
+        replica_timeout_seconds: float = 0.25,
+    ) -> None:
+        if replicas and isinstance(client, RedisCluster):
+            raise ValueError(
+                "REDIS_MIN_REPLICAS is for one Redis or Sentinel's master; a Redis "
+                "Cluster fails over by itself: leave it 0"
+            )
         self.ttl = ttl_seconds
+        #: Replicas each commit must reach, and each read find connected (WAIT), within
+        #: ``replica_timeout_seconds``; else NotReplicatedError (see :meth:`_confirm`).
+        self.replicas = replicas
+        self._replica_timeout_ms = max(1, int(replica_timeout_seconds * 1000))
         self._local = threading.local()
         #: A client that takes a connection from the pool for each command, for threads
         #: that hold none of their own while they wait (event streams: see :meth:`release`).
-        self.shared = redis.Redis(connection_pool=pool)
-        self._cas = self.shared.register_script(_COMPARE_AND_SET)
+        self.shared = client
+        self.clustered = isinstance(client, RedisCluster)
+        self._cas = client.register_script(_COMPARE_AND_SET)
+        self._read_log = client.register_script(_READ_LOG)
 
     @property
-    def redis(self) -> redis.Redis:
-        """This thread's client (its connection goes back to the pool with the thread)."""
+    def redis(self) -> Client:
+        """This thread's client (its connection goes back to the pool with the thread);
+        on a cluster, the shared client."""
+        if isinstance(self.shared, RedisCluster):
+            return self.shared
         client: redis.Redis | None = getattr(self._local, "client", None)
         if client is None:
-            client = redis.Redis(connection_pool=self.pool, single_connection_client=True)
+            client = redis.Redis(
+                connection_pool=self.shared.connection_pool, single_connection_client=True
+            )
             self._local.client = client
         return client
 
@@ -132,13 +177,41 @@ class GameStore:
             client.close()
 
     def close(self) -> None:
-        """Close every connection of the pool (a thread's next command reconnects)."""
-        self.pool.disconnect()
+        """Close every connection of the client (a thread's next command reconnects)."""
+        close(self.shared)
+
+    def _confirm(self, acknowledged: int | None = None) -> None:
+        """With :attr:`replicas` set: check that the Redis this thread talks to still
+        has that many replicas acknowledging its writes (WAIT, which answers at once
+        when they have: a connection that only read has nothing to wait for). A master
+        whose replica a Sentinel promoted has none: what it stores is lost when it is
+        made a replica, and what it serves may be stale. So it is not used: the
+        connections are dropped, and the next ones ask the sentinels for the master."""
+        if not self.replicas:
+            return
+        if acknowledged is None:
+            acknowledged = int(self.redis.wait(self.replicas, self._replica_timeout_ms))
+        if acknowledged < self.replicas:
+            # This thread's connection, and the pool's idle ones, are closed: the next
+            # ones ask anew. (Other threads' close when their own WAIT falls short.)
+            self.release()
+            if isinstance(self.shared, redis.Redis):
+                self.shared.connection_pool.disconnect(inuse_connections=False)
+            raise NotReplicatedError(
+                f"{acknowledged} of the {self.replicas} replicas required answered"
+            )
 
     def load(self, game_id: str) -> Game:
         """The game as last committed, with the length its event log had then;
         GameNotFoundError if there is none."""
-        version, state, logged = self.redis.hmget(key_for(game_id), ["v", "s", "n"])
+        if self.replicas:
+            with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hmget(key_for(game_id), ["v", "s", "n"])
+                pipe.wait(self.replicas, self._replica_timeout_ms)
+                (version, state, logged), acknowledged = pipe.execute()
+            self._confirm(acknowledged)
+        else:
+            version, state, logged = self.redis.hmget(key_for(game_id), ["v", "s", "n"])
         if version is None or state is None:
             raise GameNotFoundError(game_id)
         if logged is None:  # committed before the hash kept the log's length
@@ -150,6 +223,7 @@ class GameStore:
             pipe.hmget(key_for(game_id), ["v", "s"])
             pipe.llen(events_key_for(game_id))
             (version, state), length = pipe.execute()
+        self._confirm()
         if version is None or state is None:
             raise GameNotFoundError(game_id)
         return Game.from_state(game_id, int(version), orjson.loads(state), int(length))
@@ -187,27 +261,43 @@ class GameStore:
         ]
         args += [orjson.dumps(e) for e in step.events]
         keys = [key_for(game.id), events_key_for(game.id)]
-        if not self._cas(keys=keys, args=args, client=self.redis):
+        if self.replicas:  # the write and its acknowledgement: one round trip
+            with self.redis.pipeline(transaction=False) as pipe:
+                self._cas(keys=keys, args=args, client=pipe)
+                pipe.wait(self.replicas, self._replica_timeout_ms)
+                written, acknowledged = pipe.execute()
+            self._confirm(acknowledged)
+        else:
+            written = self._cas(keys=keys, args=args, client=self.redis)
+        if not written:
             raise VersionConflictError(game.id)
 
     def events(
         self, game_id: str, start: int = 0, *, shared: bool = False
     ) -> tuple[int, list[Event]]:
         """The game's version and its event log from position ``start`` on (0: the
-        whole log), oldest first; read on the :attr:`shared` client if ``shared``."""
+        whole log), oldest first, read at once; on the :attr:`shared` client if
+        ``shared``."""
         client = self.shared if shared else self.redis
-        with client.pipeline(transaction=True) as pipe:
-            pipe.hget(key_for(game_id), "v")
-            pipe.lrange(events_key_for(game_id), start, -1)
-            version, raw = pipe.execute()
-        if version is None:
+        keys = [key_for(game_id), events_key_for(game_id)]
+        if self.replicas:
+            with client.pipeline(transaction=False) as pipe:
+                self._read_log(keys=keys, args=[start], client=pipe)
+                pipe.wait(self.replicas, self._replica_timeout_ms)
+                found, acknowledged = pipe.execute()
+            self._confirm(acknowledged)
+        else:
+            found = self._read_log(keys=keys, args=[start], client=client)
+        if found is None:
             raise GameNotFoundError(game_id)
+        version, raw = found
         return int(version), [orjson.loads(e) for e in raw]
 
     def earlier_answer(self, game_id: str, request: IdempotentRequest) -> Answer | None:
         """The answer kept for ``request`` by an earlier commit to the game, or None;
         raises IdempotencyKeyReusedError when its key answered another request."""
         stored = self.redis.hget(key_for(game_id), request.field)
+        self._confirm()
         return None if stored is None else request.replay(str(stored))
 
     def claim_creation(self, request: IdempotentRequest, game_id: str) -> str:
@@ -218,5 +308,7 @@ class GameStore:
         while not self.redis.set(name, game_id, nx=True, ex=self.ttl):
             earlier = self.redis.get(name)
             if earlier is not None:  # else it expired just now: claim it again
+                self._confirm()
                 return str(earlier)
+        self._confirm()
         return game_id

@@ -18,12 +18,11 @@ from typing import Any
 
 import marshmallow as ma
 import orjson
-import redis
 from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from ....play import GameNotFoundError, live
+from ....play import GameNotFoundError, connections, live
 from ...context import store
 from ...fields import StrictSchema
 from ...problems import STORE_ERRORS, Problem, ProblemType, rate_limited
@@ -280,7 +279,7 @@ def stream_settings() -> StreamSettings:
     address = str(request.remote_addr)
     try:
         lease = leases.take(address, limit)
-    except redis.RedisError:
+    except connections.ERRORS:
         return settings
     if lease is None:
         raise rate_limited(
@@ -320,7 +319,7 @@ def releaser(follower: live.Follower, settings: StreamSettings) -> Callable[[], 
             (leases, address, lease), held[0] = held[0], None
             try:
                 leases.release(address, lease)
-            except redis.RedisError:
+            except connections.ERRORS:
                 pass  # it expires by itself
 
     return release
@@ -352,7 +351,7 @@ def _stream(
             except GameNotFoundError:
                 reason = "gone"
                 break
-            except redis.RedisError:
+            except connections.ERRORS:
                 events = []  # read again at the next news or keep-alive
             if events:
                 yield log_events(events, cursor + 1, seat)
@@ -379,5 +378,5 @@ def _renew(settings: StreamSettings) -> None:
         leases, address, lease = settings.lease
         try:
             leases.renew(address, lease)
-        except redis.RedisError:
+        except connections.ERRORS:
             pass  # tried again at the next keep-alive

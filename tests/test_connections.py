@@ -1,0 +1,96 @@
+"""REDIS_URL's forms (service/play/connections.py): each is read as documented, and a
+URL of no known form is refused at start with a message naming the forms."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.app import create_app
+from service.play.background import queue_connection
+from service.play.connections import Location, RedisUrlError, parse
+
+SECRET = "connections-test-secret-0123456789abcdefgh"
+
+
+def test_one_redis_keeps_its_url() -> None:
+    for url in (
+        "redis://:pw@cache:6380/2",
+        "rediss://user:pw@cache:6380/0",
+        "unix:///run/r.sock?db=1",
+    ):
+        where = parse(url)
+        assert where.kind == "single" and where.url == url and not where.clustered
+    assert parse("rediss://cache:6380").tls and not parse("redis://cache").tls
+
+
+def test_a_cluster_lists_its_seed_nodes_and_credentials() -> None:
+    where = parse("redis+cluster://app:s%40cret@10.0.0.1:7000,10.0.0.2:7001,[::1]:7002")
+    assert where.kind == "cluster" and where.clustered and not where.tls
+    assert where.nodes == (("10.0.0.1", 7000), ("10.0.0.2", 7001), ("::1", 7002))
+    assert (where.username, where.password) == ("app", "s@cret")
+    assert parse("rediss+cluster://node:7000").tls
+    # Credentials never show where the location is described (logs, errors).
+    assert "s@cret" not in where.describe() and "s@cret" not in repr(where)
+
+
+def test_a_sentinel_url_names_the_service_and_the_sentinels() -> None:
+    where = parse("redis+sentinel://:pw@s1:26379,s2:26379,s3:26379/scopa/2?sentinel_password=sp")
+    assert where == Location(
+        "sentinel",
+        where.url,
+        nodes=(("s1", 26379), ("s2", 26379), ("s3", 26379)),
+        service_name="scopa",
+        db=2,
+        password="pw",
+        sentinel_password="sp",
+    )
+    assert parse("redis+sentinel://s1:26379/scopa").db == 0
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("http://cache:6379", "scheme 'http'"),
+        ("redis+cluster://", "names no host:port"),
+        ("redis+cluster://node", "is not host:port"),
+        ("redis+cluster://node:7000/1", "only database 0"),
+        ("redis+sentinel://s1:26379", "names the master's service"),
+        ("redis+sentinel://s1:26379/scopa/x", "names the master's service"),
+        ("redis://cache:port", "REDIS_URL"),
+    ],
+)
+def test_a_url_of_no_known_form_is_refused_with_the_forms(url: str, says: str) -> None:
+    with pytest.raises(RedisUrlError) as refused:
+        parse(url)
+    assert says in str(refused.value)
+    with pytest.raises(RedisUrlError):
+        create_app({"REDIS_URL": url, "SERVER_SECRET": SECRET})
+
+
+def test_the_job_queue_cannot_be_on_a_cluster() -> None:
+    """rq needs one Redis: a cluster's service names QUEUE_REDIS_URL as the way out."""
+    with pytest.raises(RedisUrlError, match="QUEUE_REDIS_URL"):
+        queue_connection("redis+cluster://127.0.0.1:7000", socket_timeout=1)
+    with pytest.raises(RedisUrlError, match="QUEUE_REDIS_URL"):
+        create_app(
+            {
+                "REDIS_URL": "redis://127.0.0.1:1/0",
+                "QUEUE_REDIS_URL": "redis+cluster://127.0.0.1:7000",
+                "SERVER_SECRET": SECRET,
+            }
+        )
+
+
+def test_the_wait_for_replicas_must_fit_in_the_redis_timeout() -> None:
+    """The wait for replicas (WAIT) is a Redis call: were it as long as the socket
+    timeout, a replica's silence would read as Redis's own and open the breaker."""
+    with pytest.raises(RuntimeError, match="REDIS_REPLICA_TIMEOUT_SECONDS"):
+        create_app(
+            {
+                "REDIS_URL": "redis://127.0.0.1:1/0",
+                "SERVER_SECRET": SECRET,
+                "REDIS_MIN_REPLICAS": 1,
+                "REDIS_TIMEOUT_SECONDS": 0.5,
+                "REDIS_REPLICA_TIMEOUT_SECONDS": 0.5,
+            }
+        )

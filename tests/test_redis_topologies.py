@@ -1,0 +1,143 @@
+"""The Redis topologies of ``tests/redis_topologies.py`` really work: a Redis Cluster
+that spreads and serves keys over its masters, and a Sentinel set that fails over,
+on purpose and when its master crashes, without losing what was written.
+
+Each test starts its own processes; a test is skipped if ``redis-server`` (or, for the
+cluster, ``redis-cli``) is not installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import pytest
+import redis
+from redis.cluster import RedisCluster
+from redis.sentinel import Sentinel
+
+from tests.redis_topologies import (
+    RedisClusterProcesses,
+    SentinelProcesses,
+    TopologyUnavailable,
+)
+
+TopologyT = TypeVar("TopologyT", RedisClusterProcesses, SentinelProcesses)
+
+
+def _started(make: Callable[[], TopologyT]) -> Iterator[TopologyT]:
+    """Start a topology for one test (skip if a binary is missing) and stop it after."""
+    topology = make()
+    try:
+        topology.start()
+    except TopologyUnavailable as exc:
+        pytest.skip(f"Redis topology unavailable: {exc}")
+    try:
+        yield topology
+    finally:
+        topology.stop()
+
+
+@pytest.fixture
+def cluster() -> Iterator[RedisClusterProcesses]:
+    yield from _started(RedisClusterProcesses)
+
+
+@pytest.fixture
+def sentinels() -> Iterator[SentinelProcesses]:
+    yield from _started(SentinelProcesses)
+
+
+def _sentinel_client(topology: SentinelProcesses) -> Sentinel:
+    return Sentinel(topology.sentinels, socket_timeout=2.0, decode_responses=True)
+
+
+def _close(sentinel: Sentinel) -> None:
+    for client in sentinel.sentinels:
+        client.close()
+
+
+# ---------------------------------------------------------------------- cluster
+def test_cluster_serves_keys_in_every_slot_range(cluster: RedisClusterProcesses) -> None:
+    ports = cluster.ports
+    assert len(ports) == 3 and len(cluster.nodes) == 3
+    assert all(node.running for node in cluster.nodes)
+    assert cluster.url == "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in ports)
+
+    for port in ports:
+        with redis.Redis(host="127.0.0.1", port=port) as node:
+            info = node.execute_command("CLUSTER INFO")
+            assert info["cluster_state"] == "ok"
+            assert int(info["cluster_slots_assigned"]) == 16384
+
+    client = RedisCluster(host="127.0.0.1", port=ports[0], decode_responses=True)
+    try:
+        keys = [f"match:{i}" for i in range(300)]
+        owners = {client.get_node_from_key(key).port for key in keys}
+        assert owners == set(ports), "the keys should land on every master"
+        assert len({client.keyslot(key) for key in keys}) > 250
+        for key in keys:
+            client.set(key, key.upper())
+        assert [client.get(key) for key in keys] == [key.upper() for key in keys]
+    finally:
+        client.close()
+
+
+# ---------------------------------------------------------------------- sentinel
+def test_sentinel_failover_keeps_the_data(sentinels: SentinelProcesses) -> None:
+    assert sentinels.service_name == "scopa"
+    assert (
+        sentinels.url
+        == "redis+sentinel://"
+        + ",".join(f"127.0.0.1:{p}" for p in sentinels.sentinel_ports)
+        + "/scopa"
+    )
+    old = sentinels.master_port()
+
+    sentinel = _sentinel_client(sentinels)
+    try:
+        master = sentinel.master_for("scopa")
+        master.set("game:1", "in progress")
+        # SENTINEL FAILOVER does not wait for the replica to catch up: make sure it has.
+        assert master.wait(1, 5000) == 1
+        master.close()
+    finally:
+        _close(sentinel)
+
+    new = sentinels.failover()
+    assert new != old
+    assert sentinels.master_port() == new
+
+    sentinel = _sentinel_client(sentinels)
+    try:
+        assert sentinel.discover_master("scopa") == ("127.0.0.1", new)
+        master = sentinel.master_for("scopa")
+        assert master.get("game:1") == "in progress"
+        master.set("game:2", "after the failover")  # a master, not a read-only replica
+        master.close()
+    finally:
+        _close(sentinel)
+    with redis.Redis(host="127.0.0.1", port=old, decode_responses=True) as demoted:
+        replication = demoted.info("replication")
+        assert replication["role"] == "slave"
+        assert replication["master_port"] == new
+
+
+def test_sentinel_promotes_the_replica_when_the_master_dies(
+    sentinels: SentinelProcesses,
+) -> None:
+    old = sentinels.master_port()
+    with redis.Redis(host="127.0.0.1", port=old) as master:
+        master.set("game:1", "saved")
+        assert master.wait(1, 5000) == 1
+
+    new, killed = sentinels.kill_master()
+    assert new != old and killed.port == old and not killed.running
+    with redis.Redis(host="127.0.0.1", port=new, decode_responses=True) as promoted:
+        assert promoted.get("game:1") == "saved"
+
+    sentinels.restart(killed)  # returns once it replicates from the new master
+    assert killed.running
+    with redis.Redis(host="127.0.0.1", port=old, decode_responses=True) as back:
+        assert back.info("replication")["master_port"] == new
+        assert back.get("game:1") == "saved"
