@@ -23,7 +23,7 @@ NODE_BIN = $(NODE_TOOLS)/node_modules/.bin
 HAVE_NPM := $(shell command -v npm 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest tournament clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -152,6 +152,9 @@ PLAYERS ?= 32
 SECONDS ?= 20
 loadtest: $(STAMP) ## Load the running service (gunicorn, real Redis, loopback): PLAYERS=32 SECONDS=20 a phase
 	$(VENV_PY) -m tests.bench.loadtest --players $(PLAYERS) --seconds $(SECONDS)
+
+scaling: $(STAMP) ## Moves/s with 1, 2, 4 service instances, on one Redis and on a 3-master Redis Cluster (loopback); SCALING_ARGS=--help
+	$(VENV_PY) -m tests.bench.scaling $(SCALING_ARGS)
 
 DEALS ?= 1000
 JOBS ?= 2

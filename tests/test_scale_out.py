@@ -407,3 +407,28 @@ def wait_until_replicating(master: RedisServer) -> None:
         client.set("replicated", 1)
         while not client.wait(1, 100):
             assert time.monotonic() < deadline, "the replica did not catch up"
+
+
+def test_a_planned_failover_after_a_write_pause_loses_nothing(sentinels: Any) -> None:
+    """The planned switch of docs/reliability.md: writes to the master paused, then
+    SENTINEL FAILOVER, the old master made a replica by the sentinels in their own time.
+    Meanwhile requests get 503 and nothing else; no move answered is lost."""
+    before = sentinels.master_port()
+    after: list[int] = []
+
+    def switch() -> None:
+        with redis.Redis(port=before) as master:
+            master.execute_command("CLIENT", "PAUSE", 5000, "WRITE")
+        # (The sentinels make the old master a replica some 10 s after the switch.)
+        after.append(sentinels.failover(timeout=40, demote_old_master=False))
+
+    with contextlib.ExitStack() as stack:
+        replicated = {"REDIS_MIN_REPLICAS": "1"}
+        services = stack.enter_context(instances(2, sentinels.url, **replicated))
+        stack.enter_context(worker(sentinels.url, **replicated))
+        bases = [service.url for service in services]
+        finished, statuses = play_all(bases, during=switch)
+        assert after and after[0] != before
+        assert set(statuses) <= {200, 201, 503}, statuses
+        assert_ended_correctly(sentinels.url, finished, bases)
+    print(f"planned switch {before} -> {after[0]}: {dict(statuses)}")
