@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import redis
@@ -85,8 +86,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # timeout or a failed connection, calls to Redis are refused at once for a cool-down
     # (503 with Retry-After) instead of each waiting out the timeout (see api/breaker.py).
     redis_breaker = breaker.CircuitBreaker(app.config["REDIS_BREAKER_COOLDOWN_SECONDS"])
-    games = connections.connect(
-        app.config["REDIS_URL"],  # one Redis, a Redis Cluster or Sentinel's master
+    where = connections.parse(app.config["REDIS_URL"])  # one Redis, a cluster, Sentinel
+    if where.clustered and app.config["REDIS_MIN_REPLICAS"]:
+        raise RuntimeError(
+            "REDIS_MIN_REPLICAS is for one Redis or Sentinel's master; a Redis Cluster "
+            "fails over by itself: leave it 0"
+        )
+    games = functools.partial(
+        connections.connect,  # made on first use: a cluster's client connects when made
+        where,
         connection_class=breaker.guarding(redis_breaker),
         socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
         socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],

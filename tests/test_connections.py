@@ -94,3 +94,42 @@ def test_the_wait_for_replicas_must_fit_in_the_redis_timeout() -> None:
                 "REDIS_REPLICA_TIMEOUT_SECONDS": 0.5,
             }
         )
+
+
+def test_the_service_starts_while_no_node_of_its_cluster_answers() -> None:
+    """A cluster's client connects when it is made: made at start, it would stop the
+    service while the cluster is away (a crash loop). It is made on first use instead:
+    until a node answers, /readyz and every request that needs Redis are 503s."""
+    from tests.live import free_port
+
+    nodes = ",".join(f"127.0.0.1:{free_port()}" for _ in range(3))
+    app = create_app(
+        {
+            "REDIS_URL": f"redis+cluster://{nodes}",
+            "QUEUE_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
+            "SERVER_SECRET": SECRET,
+            "REDIS_BREAKER_COOLDOWN_SECONDS": 0.1,
+        }
+    )
+    client = app.test_client()
+    assert client.get("/healthz").status_code == 200
+    for answer in (
+        client.get("/readyz"),
+        client.post("/v1/games", json={"players": 2}),
+        client.get("/v1/games/AAAAAAAAAAAAAAAAAAAAAA"),
+    ):
+        assert answer.status_code == 503, answer.get_data(as_text=True)
+        assert answer.headers["Content-Type"] == "application/problem+json"
+        assert answer.get_json()["type"] == "/problems/storage-unavailable"
+
+
+def test_a_cluster_takes_no_replica_count() -> None:
+    with pytest.raises(RuntimeError, match="REDIS_MIN_REPLICAS"):
+        create_app(
+            {
+                "REDIS_URL": "redis+cluster://127.0.0.1:7000",
+                "QUEUE_REDIS_URL": "redis://127.0.0.1:6379/0",
+                "SERVER_SECRET": SECRET,
+                "REDIS_MIN_REPLICAS": 1,
+            }
+        )

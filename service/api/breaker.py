@@ -55,7 +55,12 @@ from flask import Flask, current_app
 from prometheus_client import Counter
 from redis.backoff import NoBackoff
 from redis.connection import AbstractConnection
-from redis.exceptions import ConnectionError, ResponseError, TimeoutError
+from redis.exceptions import (
+    ConnectionError,
+    RedisClusterException,
+    ResponseError,
+    TimeoutError,
+)
 from redis.retry import Retry
 
 from ..play import connections
@@ -237,13 +242,24 @@ class Readiness:
 
     def __init__(self, url: str, timeout: float, breaker: CircuitBreaker) -> None:
         self.breaker = breaker
-        self.client = connections.connect(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 1, supported_errors=(ConnectionError,)),
-        )
+        self._url, self._timeout = url, timeout
+        self._client: connections.Client | None = None  # made at the first check
         self._one_at_a_time = threading.Lock()
+        self._making = threading.Lock()
+
+    @property
+    def client(self) -> connections.Client:
+        """The check's own client, made on first use (a cluster's connects when made:
+        while no node answers, each check tries again, and fails)."""
+        with self._making:
+            if self._client is None:
+                self._client = connections.connect(
+                    self._url,
+                    socket_timeout=self._timeout,
+                    socket_connect_timeout=self._timeout,
+                    retry=Retry(NoBackoff(), 1, supported_errors=(ConnectionError,)),
+                )
+            return self._client
 
     def check(self) -> None:
         """Return if Redis answers; else raise a Redis error (StorageUnavailableError if
@@ -261,7 +277,7 @@ class Readiness:
     def _ping(self) -> None:
         try:
             self.client.ping()
-        except (ConnectionError, TimeoutError) as error:
+        except (ConnectionError, TimeoutError, RedisClusterException) as error:
             self.breaker.record_failure(error)
             raise
         self.breaker.record_success()

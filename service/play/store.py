@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections.abc import Callable
 
 import orjson
 import redis
@@ -130,29 +131,52 @@ class GameStore:
 
     def __init__(
         self,
-        client: Client,
+        client: Client | Callable[[], Client],
         ttl_seconds: int,
         *,
         replicas: int = 0,
         replica_timeout_seconds: float = 0.25,
     ) -> None:
-        if replicas and isinstance(client, RedisCluster):
-            raise ValueError(
-                "REDIS_MIN_REPLICAS is for one Redis or Sentinel's master; a Redis "
-                "Cluster fails over by itself: leave it 0"
-            )
+        """``client``, or a function that makes it on first use: a cluster's client
+        connects when it is made, and the service starts (and answers 503) while no
+        node of the cluster answers."""
+        self._lock = threading.Lock()
+        self._client: Client | None = None
+        self._make: Callable[[], Client] | None = None
         self.ttl = ttl_seconds
         #: Replicas each commit must reach, and each read find connected (WAIT), within
         #: ``replica_timeout_seconds``; else NotReplicatedError (see :meth:`_confirm`).
         self.replicas = replicas
         self._replica_timeout_ms = max(1, int(replica_timeout_seconds * 1000))
         self._local = threading.local()
-        #: A client that takes a connection from the pool for each command, for threads
-        #: that hold none of their own while they wait (event streams: see :meth:`release`).
-        self.shared = client
-        self.clustered = isinstance(client, RedisCluster)
+        if isinstance(client, redis.Redis | RedisCluster):
+            self._use(client)
+        else:
+            self._make = client
+
+    def _use(self, client: Client) -> None:
+        if self.replicas and isinstance(client, RedisCluster):
+            raise ValueError(
+                "REDIS_MIN_REPLICAS is for one Redis or Sentinel's master; a Redis "
+                "Cluster fails over by itself: leave it 0"
+            )
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._read_log = client.register_script(_READ_LOG)
+        self._client = client
+
+    @property
+    def shared(self) -> Client:
+        """A client that takes a connection from the pool for each command, for threads
+        that hold none of their own while they wait (event streams: see :meth:`release`)."""
+        client = self._client
+        if client is None:
+            with self._lock:
+                if self._client is None:
+                    assert self._make is not None
+                    self._use(self._make())
+                client = self._client
+                assert client is not None
+        return client
 
     @property
     def redis(self) -> Client:
@@ -178,7 +202,8 @@ class GameStore:
 
     def close(self) -> None:
         """Close every connection of the client (a thread's next command reconnects)."""
-        close(self.shared)
+        if self._client is not None:
+            close(self._client)
 
     def _confirm(self, acknowledged: int | None = None) -> None:
         """With :attr:`replicas` set: check that the Redis this thread talks to still
@@ -261,14 +286,15 @@ class GameStore:
         ]
         args += [orjson.dumps(e) for e in step.events]
         keys = [key_for(game.id), events_key_for(game.id)]
+        client = self.redis  # (first: the scripts are registered once it is made)
         if self.replicas:  # the write and its acknowledgement: one round trip
-            with self.redis.pipeline(transaction=False) as pipe:
+            with client.pipeline(transaction=False) as pipe:
                 self._cas(keys=keys, args=args, client=pipe)
                 pipe.wait(self.replicas, self._replica_timeout_ms)
                 written, acknowledged = pipe.execute()
             self._confirm(acknowledged)
         else:
-            written = self._cas(keys=keys, args=args, client=self.redis)
+            written = self._cas(keys=keys, args=args, client=client)
         if not written:
             raise VersionConflictError(game.id)
 
