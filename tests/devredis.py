@@ -56,6 +56,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import IO, Any
+from urllib.parse import quote
 
 __all__ = ["RedisServer", "find_redis_server", "main"]
 
@@ -114,7 +115,16 @@ def _free_port() -> int:
         return port
 
 
-def _is_ready(port: int, pid: int, timeout: float = 0.5) -> bool:
+def _resp(*args: str) -> bytes:
+    """A command in the RESP protocol."""
+    out = [f"*{len(args)}\r\n".encode()]
+    for arg in args:
+        data = arg.encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(out)
+
+
+def _is_ready(port: int, pid: int, timeout: float = 0.5, password: str | None = None) -> bool:
     """Return True if the Redis on 127.0.0.1:``port`` is process ``pid`` and has loaded its data.
 
     Sends ``INFO`` over the raw RESP protocol, so this module needs no client library.
@@ -124,7 +134,11 @@ def _is_ready(port: int, pid: int, timeout: float = 0.5) -> bool:
     """
     try:
         with socket.create_connection((_HOST, port), timeout=timeout) as sock:
-            sock.sendall(b"*1\r\n$4\r\nINFO\r\n")
+            if password is not None:
+                sock.sendall(_resp("AUTH", password))
+                if not sock.recv(64).startswith(b"+OK"):
+                    return False
+            sock.sendall(_resp("INFO"))
             data = b""
             while b"\r\n" not in data:
                 chunk = sock.recv(4096)
@@ -185,6 +199,7 @@ class RedisServer:
             passed in is created if missing and never removed.
         persist: write an append-only file (``--appendonly yes``) so the data survives
             :meth:`restart`, and a later server started on the same ``data_dir``.
+        password: ``--requirepass`` (the :attr:`url` carries it).
             RDB snapshots are always disabled.
         extra_args: more ``redis-server`` command-line arguments, appended after the
             ones above (so they win where they overlap), e.g.
@@ -199,8 +214,10 @@ class RedisServer:
         data_dir: str | None = None,
         persist: bool = False,
         extra_args: Sequence[str] = (),
+        password: str | None = None,
     ) -> None:
         self.port: int | None = port
+        self.password = password
         self.data_dir: str | None = data_dir
         self.persist = persist
         self.extra_args: tuple[str, ...] = tuple(extra_args)
@@ -214,10 +231,12 @@ class RedisServer:
     # ------------------------------------------------------------------ properties
     @property
     def url(self) -> str:
-        """``redis://127.0.0.1:<port>/0``; only valid once :meth:`start` has run."""
+        """``redis://127.0.0.1:<port>/0`` (``redis://:<password>@...`` with a password);
+        only valid once :meth:`start` has run."""
         if self.port is None:
             raise RuntimeError("RedisServer.url is only known after start()")
-        return f"redis://{_HOST}:{self.port}/0"
+        auth = "" if self.password is None else f":{quote(self.password, safe='')}@"
+        return f"redis://{auth}{_HOST}:{self.port}/0"
 
     @property
     def running(self) -> bool:
@@ -329,6 +348,7 @@ class RedisServer:
             "--appendonly", "yes" if self.persist else "no",
             "--daemonize", "no",
             "--loglevel", "warning",
+            *(("--requirepass", self.password) if self.password is not None else ()),
             *self.extra_args,
         ]  # fmt: skip
 
@@ -353,7 +373,7 @@ class RedisServer:
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 break
-            if _is_ready(self.port, self._process.pid):
+            if _is_ready(self.port, self._process.pid, password=self.password):
                 return
             time.sleep(0.05)
         code = self._process.poll()

@@ -3,11 +3,22 @@ URL of no known form is refused at start with a message naming the forms."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pytest
+import redis
+from flask import Flask
+from redis.connection import SSLConnection
 
 from service.app import create_app
 from service.play.background import queue_connection
-from service.play.connections import Location, RedisUrlError, parse
+from service.play.connections import Location, RedisUrlError, connect, parse
+from tests.devredis import RedisServer
+from tests.live import free_port
 
 SECRET = "connections-test-secret-0123456789abcdefgh"
 
@@ -100,8 +111,6 @@ def test_the_service_starts_while_no_node_of_its_cluster_answers() -> None:
     """A cluster's client connects when it is made: made at start, it would stop the
     service while the cluster is away (a crash loop). It is made on first use instead:
     until a node answers, /readyz and every request that needs Redis are 503s."""
-    from tests.live import free_port
-
     nodes = ",".join(f"127.0.0.1:{free_port()}" for _ in range(3))
     app = create_app(
         {
@@ -133,3 +142,91 @@ def test_a_cluster_takes_no_replica_count() -> None:
                 "REDIS_MIN_REPLICAS": 1,
             }
         )
+
+
+def test_a_redis_with_a_password_on_tcp_and_on_a_unix_socket(
+    tmp_path: Any, make_app: Callable[..., Flask]
+) -> None:
+    """redis:// and unix:// with a password: the same Redis reached both ways, a match
+    created through one and read through the other; a wrong password is a 503."""
+    socket_path = tmp_path / "redis.sock"
+    extra = ("--unixsocket", str(socket_path))
+    with RedisServer(password="s3cret pass", extra_args=extra) as server:
+        tcp = server.url
+        assert tcp == f"redis://:s3cret%20pass@127.0.0.1:{server.port}/0"
+        unix = f"unix://:s3cret%20pass@{socket_path}?db=0"
+        created = make_app(REDIS_URL=tcp).test_client().post("/v1/games", json={"players": 2})
+        assert created.status_code == 201
+        game = created.get_json()["id"]
+        over_unix = make_app(REDIS_URL=unix).test_client()
+        assert over_unix.get("/readyz").status_code == 200
+        assert over_unix.get(f"/v1/games/{game}").get_json()["id"] == game
+        wrong = make_app(REDIS_URL=tcp.replace("s3cret", "wrong")).test_client()
+        answer = wrong.get(f"/v1/games/{game}")
+        assert answer.status_code == 503
+        assert answer.headers["Content-Type"] == "application/problem+json"
+
+
+def test_tls_settings_ride_in_the_query_of_a_cluster_or_sentinel_url() -> None:
+    where = parse("rediss+cluster://n1:7000?ssl_ca_certs=/etc/ca.pem&ssl_check_hostname=false")
+    assert where.tls and dict(where.tls_options) == {
+        "ssl_ca_certs": "/etc/ca.pem",
+        "ssl_check_hostname": False,
+    }
+    with pytest.raises(RedisUrlError, match="unknown query parameter"):
+        parse("redis+cluster://n1:7000?ssl_ca_cert=/etc/ca.pem")  # (a typo)
+    client = connect("rediss+sentinel://s1:26379/scopa?ssl_ca_certs=/etc/ca.pem")
+    assert isinstance(client, redis.Redis)
+    pool = client.connection_pool
+    assert issubclass(pool.connection_class, SSLConnection)
+    assert pool.connection_kwargs["ssl_ca_certs"] == "/etc/ca.pem"
+
+
+@pytest.fixture
+def certificates(tmp_path: Path) -> Path:
+    """A CA and a certificate for 127.0.0.1 that it signed (openssl)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: the TLS test needs it to make certificates")
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key",
+            "-out", "ca.crt", "-days", "2", "-subj", "/CN=Scopa test CA")  # fmt: skip
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key",
+            "-out", "server.csr", "-subj", "/CN=127.0.0.1")  # fmt: skip
+    (tmp_path / "san").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "san")  # fmt: skip
+    return tmp_path
+
+
+def test_a_redis_over_tls(certificates: Path, make_app: Callable[..., Flask]) -> None:
+    """rediss://: a match played on a Redis that speaks TLS, its certificate checked
+    against the CA given in the URL; without that CA, the certificate is refused (503)."""
+    port = free_port()
+    tls = (
+        "--tls-port", str(port),
+        "--tls-cert-file", str(certificates / "server.crt"),
+        "--tls-key-file", str(certificates / "server.key"),
+        "--tls-ca-cert-file", str(certificates / "ca.crt"),
+        "--tls-auth-clients", "no",
+    )  # fmt: skip
+    try:
+        server = RedisServer(extra_args=tls).start()
+    except RuntimeError as error:
+        pytest.skip(f"this redis-server speaks no TLS: {error}")
+    try:
+        url = f"rediss://127.0.0.1:{port}/0?ssl_ca_certs={certificates / 'ca.crt'}"
+        client = make_app(REDIS_URL=url).test_client()
+        assert client.get("/readyz").status_code == 200
+        created = client.post("/v1/games", json={"players": 2})
+        assert created.status_code == 201
+        game = created.get_json()["id"]
+        seat = created.get_json()["seats"][0]["token"]
+        view = client.get(f"/v1/games/{game}", headers={"Authorization": f"Bearer {seat}"})
+        assert len(view.get_json()["hand"]) == 3
+        untrusted = make_app(REDIS_URL=f"rediss://127.0.0.1:{port}/0").test_client()
+        assert untrusted.get(f"/v1/games/{game}").status_code == 503
+    finally:
+        server.stop()

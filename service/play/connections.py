@@ -15,10 +15,15 @@ everywhere or nowhere. The forms (``docs/reliability.md`` lists them for operato
     touches two keys in one script, stays in one slot and atomic;
 ``redis+sentinel://[[user]:password@]host:port[,host:port...]/service_name[/db]``
     the master that Redis Sentinel names ``service_name`` (``rediss+sentinel://`` for
-    TLS to the master): each new connection asks the sentinels where the master is, so
-    after a failover the clients reconnect to the new one. The URL's user and password
-    are the master's; sentinels that ask for a password of their own take it as
-    ``?sentinel_password=...``.
+    TLS to the sentinels and the master): each new connection asks the sentinels where
+    the master is, so after a failover the clients reconnect to the new one. The URL's
+    user and password are the master's; sentinels that ask for a password of their own
+    take it as ``?sentinel_password=...``.
+
+With TLS, the query takes redis-py's TLS settings: ``ssl_ca_certs`` (a CA file to trust),
+``ssl_certfile`` and ``ssl_keyfile`` (a client certificate), ``ssl_cert_reqs``
+(``required``, the default, or ``none``) and ``ssl_check_hostname`` (``true``/``false``),
+as redis-py's own ``rediss://`` URLs do.
 
 Clients are redis-py's own: ``Redis``, ``RedisCluster`` and ``Sentinel.master_for``.
 ``connection_class`` lets the caller wrap every connection (the circuit breaker of
@@ -101,6 +106,8 @@ class Location:
     username: str | None = None
     password: str | None = field(default=None, repr=False)
     sentinel_password: str | None = field(default=None, repr=False)
+    #: redis-py's TLS settings from the query (cluster and Sentinel URLs).
+    tls_options: tuple[tuple[str, str | bool], ...] = ()
 
     @property
     def clustered(self) -> bool:
@@ -140,11 +147,21 @@ def parse(url: str) -> Location:
     if not nodes:
         raise RedisUrlError(f"REDIS_URL names no host:port: use one of {FORMS}")
     query = {name: values[-1] for name, values in parse_qs(parts.query).items()}
+    unknown = set(query) - set(TLS_QUERY) - {"sentinel_password"}
+    if unknown:
+        raise RedisUrlError(
+            f"REDIS_URL: unknown query parameter(s) {sorted(unknown)}; a cluster or "
+            f"Sentinel URL takes sentinel_password and {', '.join(TLS_QUERY)}"
+        )
+    tls_options = tuple(
+        (name, TLS_QUERY[name](value)) for name, value in query.items() if name in TLS_QUERY
+    )
     common: dict[str, Any] = {
         "tls": scheme.startswith("rediss"),
         "nodes": nodes,
         "username": unquote(username) or None,
         "password": unquote(password) or None,
+        "tls_options": tls_options,
     }
     path = [segment for segment in parts.path.split("/") if segment]
     if scheme in CLUSTER_SCHEMES:
@@ -167,6 +184,22 @@ def parse(url: str) -> Location:
         sentinel_password=query.get("sentinel_password"),
         **common,
     )
+
+
+def _flag(value: str) -> bool:
+    if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+        raise RedisUrlError(f"REDIS_URL: {value!r} is not true or false")
+    return value.lower() in ("true", "1", "yes")
+
+
+#: The TLS settings a cluster or Sentinel URL's query takes, and how each is read.
+TLS_QUERY: dict[str, Callable[[str], str | bool]] = {
+    "ssl_ca_certs": str,
+    "ssl_certfile": str,
+    "ssl_keyfile": str,
+    "ssl_cert_reqs": str,
+    "ssl_check_hostname": _flag,
+}
 
 
 def _node(item: str, url: str) -> tuple[str, int]:
@@ -208,6 +241,7 @@ def connect(
         pool = redis.ConnectionPool.from_url(where.url, connection_class=wrap(base), **settings)
         return redis.Redis(connection_pool=pool)
     credentials: dict[str, Any] = {"username": where.username, "password": where.password}
+    tls: dict[str, Any] = dict(where.tls_options)
     if where.kind == "cluster":
         # Built from a URL: that is how RedisCluster hands connection_class to the
         # pools of the nodes it finds (TLS comes from the class, never from `ssl`,
@@ -219,13 +253,16 @@ def connect(
             connection_class=wrap(SSLConnection if where.tls else Connection),
             retry=retry,
             **credentials,
+            **tls,
             **settings,
         )
-    sentinel_settings = {
+    sentinel_settings: dict[str, Any] = {
         "socket_timeout": socket_timeout,
         "socket_connect_timeout": socket_connect_timeout,
         "password": where.sentinel_password,
     }
+    if where.tls:
+        sentinel_settings.update(ssl=True, **tls)  # (a Redis of its own per sentinel)
     sentinel = Sentinel(list(where.nodes), sentinel_kwargs=sentinel_settings)
     managed = SentinelMasterSSLConnection if where.tls else SentinelMasterConnection
     if retry is not None:
@@ -235,6 +272,7 @@ def connect(
         connection_class=wrap(managed),
         db=where.db,
         **credentials,
+        **tls,
         **settings,
     )
 
