@@ -158,6 +158,8 @@ def assert_ended_correctly(
     try:
         for game_id, view in finished:
             assert view["status"] == "finished" and view["turn"] is None
+            scores = [team["score"] for team in view["teams"]]
+            assert scores[view["winner"]] == max(scores) and scores.count(max(scores)) == 1
             _, events = store.events(game_id)
             stored = store.load(game_id)
             assert comparable(replay(events).to_dict()) == comparable(stored.match.to_dict())

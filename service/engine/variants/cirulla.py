@@ -1,0 +1,237 @@
+"""Cirulla, the Ligurian game (docs/rules.md, the Cirulla part: C1-C10).
+
+Its rules on masks, as the other variants': the deal (a redeal for two aces on the
+table, C2.2), the dealer's bonus with the matta ``7C`` wild (C2.3, C2.4), the three
+kinds of capture (C4), the declarations a seat's three cards allow (C3), and the
+scoring lines beyond Scopa's (C7.2-C7.4).
+
+Being built (issue 14): the class has no ``name`` yet, so it is not registered and no
+match can be made with it. The match engine's declarations (a move that does not end
+the turn), the exposed cards of the views and the new score lines come next; then it
+takes the name ``cirulla``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from ..cards import Card
+from ..masks import (
+    ACES,
+    BIT,
+    COINS,
+    FULL,
+    VALUE,
+    Recipe,
+    count_in,
+    indices,
+    single_matches,
+    value_sets,
+    value_sum,
+)
+from .base import Variant
+
+#: C1.1: the matta, the 7 of cups.
+MATTA: Final = Card.parse("7C").index
+MATTA_BIT: Final = BIT[MATTA]
+ACE: Final = 1
+FIFTEEN: Final = 15
+#: C2.4 (option `table_low`): a table worth this much or less, the matta counted as 1.
+TABLE_LOW_MAX: Final = 9
+TABLE_LOW_SCOPAS: Final = 3
+#: C3.1: a buona is three cards worth this much or less; points of each declaration.
+BUONA_MAX: Final = 9
+BUONA_POINTS: Final = 3
+DECINO_POINTS: Final = 10
+#: C7.2, C7.3.
+GRANDE: Final = sum(BIT[Card.parse(code).index] for code in ("8D", "9D", "10D"))
+GRANDE_POINTS: Final = 5
+PICCOLA_BASE: Final = 3  # 1D 2D 3D
+DEFAULT_PICCOLA_MAX: Final = 6
+#: The coin of each value, by value (the run of the piccola climbs them).
+COIN_OF: Final = tuple(BIT[Card.parse(f"{value}D").index] if value else 0 for value in range(11))
+
+
+class CaptureKind(StrEnum):
+    """C4.4: what a capture is, from the card played and the cards it takes."""
+
+    MATCH = "match"  # one card of the played card's value (C4.1)
+    SUM = "sum"  # two or more cards adding up to its value (C4.1)
+    FIFTEEN = "fifteen"  # cards adding up to 15 less its value (C4.2)
+    ACE_SWEEP = "ace_sweep"  # an ace taking the whole table, no ace on it (C4.3)
+
+
+class DeclarationKind(StrEnum):
+    """C3.1."""
+
+    BUONA = "buona"
+    DECINO = "decino"
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A declaration a seat may make (C3): its kind, and the value the matta takes in it
+    (None when the matta is not among the three cards)."""
+
+    kind: DeclarationKind
+    matta_as: int | None = None
+
+    @property
+    def points(self) -> int:
+        return DECINO_POINTS if self.kind is DeclarationKind.DECINO else BUONA_POINTS
+
+
+@dataclass(frozen=True, slots=True)
+class TableBonus:
+    """C2.3, C2.4: the scopas the dealer's side scores by taking the table just dealt,
+    and the value the matta took in it (None if it was not on the table, or did not
+    count)."""
+
+    scopas: int
+    matta_as: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BonusLines:
+    """C7.2-C7.4: a side's lines beyond Scopa's, from its pile."""
+
+    grande: int
+    piccola: int
+    cappotto: bool  # adds no points: it ends the match (C7.4)
+
+
+class Cirulla(Variant):
+    title = "Cirulla"
+    description = (
+        "The Ligurian game for 2, 3 or 4 (two partnerships) players. A card takes a table "
+        "card of its value (else a set adding up to it), or any set that makes 15 with "
+        "it; an ace takes the whole table when none is on it. A hand of three cards worth "
+        "9 or less, or three of a kind, may be declared for 3 or 10 points, the 7 of cups "
+        "wild. A table dealt worth 15 or 30 is the dealer's, for 1 or 2 scopas. Grande "
+        "and piccola score 5 and 3 or more; all ten coins win the match. Played to 51."
+    )
+    player_counts = (2, 3, 4)
+    default_target = 51
+    deal_order = (
+        "each seat in playing order, starting with the seat after the dealer, gets its 3 "
+        "cards at once, then the table gets 4; later deals of the hand continue from the "
+        "list the same way"
+    )
+
+    def needs_redeal(self, table: int) -> bool:
+        """C2.2: two or more aces on the table (the kings of R3.3 do not count)."""
+        return (table & ACES).bit_count() >= 2
+
+    def dealer_bonus(self, table: int) -> int:
+        """C2.3 (without the `table_low` option): see :func:`table_bonus`."""
+        return table_bonus(table).scopas
+
+    def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
+        if value == ACE and not count_in(sig, ACE):
+            return (FULL,) if sig else ()  # C4.3: the whole table, if there is one
+        # C4.1: one card of the value comes before any sum of it; C4.2: by fifteen.
+        simple = single_matches(value, sig) or value_sets(value, 2, sig)
+        return simple + value_sets(FIFTEEN - value, 1, sig)
+
+
+def table_bonus(table: int, *, table_low: bool = False) -> TableBonus:
+    """C2.3: a table of 4 cards worth 15 is the dealer's for 1 scopa, 30 for 2, the matta
+    worth whatever makes 30 if anything does, else 15. C2.4 (option ``table_low``): worth
+    9 or less, the matta counted as 1, for 3 scopas, which outweighs the others."""
+    others = value_sum(table & ~MATTA_BIT)
+    has_matta = bool(table & MATTA_BIT)
+    if table_low and table and others + (ACE if has_matta else 0) <= TABLE_LOW_MAX:
+        return TableBonus(TABLE_LOW_SCOPAS, ACE if has_matta else None)
+    if not has_matta:
+        total = others
+        return TableBonus(total // FIFTEEN if table and total in (15, 30) else 0)
+    for total in (30, 15):
+        if 1 <= total - others <= 10:
+            return TableBonus(total // FIFTEEN, total - others)
+    return TableBonus(0)
+
+
+def capture_kind(card: int, capture: int, table: int) -> CaptureKind | None:
+    """C4.4: the kind of the capture ``capture`` (a mask of table cards) made by the card
+    of index ``card`` on ``table``; None for a card laid on the table."""
+    if not capture:
+        return None
+    value = VALUE[card]
+    if value == ACE and not table & ACES and capture == table:
+        return CaptureKind.ACE_SWEEP
+    taken = value_sum(capture)
+    if taken == FIFTEEN - value:
+        return CaptureKind.FIFTEEN
+    return CaptureKind.MATCH if capture.bit_count() == 1 else CaptureKind.SUM
+
+
+def fewest_cards(recipes: list[int], value: int) -> list[int]:
+    """C4.6 (option `fewest_cards`): of the captures ``recipes`` (masks) a card of
+    ``value`` may make, the sums of its value (C4.1) keep only those of the fewest cards;
+    the others (a single match, by fifteen, the ace's sweep) stay."""
+    sums = [m for m in recipes if m.bit_count() >= 2 and value_sum(m) == value]
+    if not sums:
+        return recipes
+    fewest = min(m.bit_count() for m in sums)
+    return [m for m in recipes if m not in sums or m.bit_count() == fewest]
+
+
+def declarations(hand: int) -> list[Declaration]:
+    """C3.1-C3.3: what a seat holding the three cards ``hand`` may declare, one entry
+    per value the matta may take; a decino when three of a kind can be made (and then
+    no buona), else a buona when the three can be worth 9 or less."""
+    if hand.bit_count() != 3:
+        return []
+    values = sorted(VALUE[i] for i in indices(hand & ~MATTA_BIT))
+    if not hand & MATTA_BIT:
+        if values[0] == values[2]:
+            return [Declaration(DeclarationKind.DECINO)]
+        if sum(values) <= BUONA_MAX:
+            return [Declaration(DeclarationKind.BUONA)]
+        return []
+    first, second = values
+    if first == second:
+        return [Declaration(DeclarationKind.DECINO, first)]
+    room = BUONA_MAX - first - second
+    return [Declaration(DeclarationKind.BUONA, value) for value in range(1, min(room, 10) + 1)]
+
+
+def auto_declaration(hand: int) -> Declaration | None:
+    """C3.5 (option `auto_declare`): the declaration the engine makes for a seat: the
+    decino, else the buona with the matta worth the most it can."""
+    found = declarations(hand)
+    if not found:
+        return None
+    return max(found, key=lambda d: (d.kind is DeclarationKind.DECINO, d.matta_as or 0))
+
+
+def bonus_lines(pile: int, *, piccola_max: int = DEFAULT_PICCOLA_MAX) -> BonusLines:
+    """C7.2 grande: 8D, 9D and 10D, 5 points. C7.3 piccola: 1D, 2D and 3D, 3 points,
+    one more for each coin extending the run from the ace, up to ``piccola_max``. C7.4
+    cappotto: all ten coins."""
+    grande = GRANDE_POINTS if pile & GRANDE == GRANDE else 0
+    piccola = 0
+    if all(pile & COIN_OF[v] for v in range(1, PICCOLA_BASE + 1)):
+        piccola = PICCOLA_BASE
+        while piccola < piccola_max and pile & COIN_OF[piccola + 1]:
+            piccola += 1
+    return BonusLines(grande, piccola, pile & COINS == COINS)
+
+
+__all__ = [
+    "MATTA",
+    "BonusLines",
+    "CaptureKind",
+    "Cirulla",
+    "Declaration",
+    "DeclarationKind",
+    "TableBonus",
+    "auto_declaration",
+    "bonus_lines",
+    "capture_kind",
+    "declarations",
+    "fewest_cards",
+    "table_bonus",
+]
