@@ -430,7 +430,12 @@ def test_a_match_is_played_to_the_end(client: FlaskClient, players: int, seed: i
 
     log = client.get(game.url("/events")).get_json()
     assert log["version"] == version
-    last_event = {"type": "match_over", "winner": view["winner"], "scores": totals}
+    last_event = {
+        "type": "match_over",
+        "winner": view["winner"],
+        "scores": totals,
+        "reason": "target",
+    }
     assert log["events"][-1] == {"seq": len(log["events"]) - 1, **last_event}
 
     # The match is over: no seat may move, and nobody has legal moves.

@@ -248,7 +248,7 @@ class TestRefused:
         problem(client.post("/v1/games", json=body), 422, "/problems/validation")
 
     def test_an_unknown_variant(self, client: FlaskClient) -> None:
-        body = {"variant": "cirulla"}  # R10: not planned yet
+        body = {"variant": "cirulla"}  # R10.7: being built, not offered yet
         errors = problem(client.post("/v1/games", json=body), 422, "/problems/validation")["errors"]
         assert list(errors) == ["variant"]
 

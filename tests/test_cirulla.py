@@ -5,16 +5,20 @@ score lines beyond Scopa's. The match engine plays them once the variant is wire
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 import pytest
 
-from service.engine import Card
+from service.engine import DECK, Card, Match, Rules, Status, match_view
+from service.engine.errors import IllegalMoveError
 from service.engine.masks import cards_of, mask_of
-from service.engine.variants import VARIANTS
+from service.engine.moves import Declaration, DeclarationKind
+from service.engine.replay import comparable, replay
+from service.engine.variants import VARIANTS, get_variant
 from service.engine.variants.cirulla import (
     CaptureKind,
     Cirulla,
-    Declaration,
-    DeclarationKind,
     TableBonus,
     auto_declaration,
     bonus_lines,
@@ -23,6 +27,7 @@ from service.engine.variants.cirulla import (
     fewest_cards,
     table_bonus,
 )
+from tests.helpers import of_type, position
 
 CIRULLA = Cirulla()
 BUONA, DECINO = DeclarationKind.BUONA, DeclarationKind.DECINO
@@ -42,9 +47,10 @@ def kind(card: str, capture: str, table: str) -> CaptureKind | None:
     return capture_kind(Card.parse(card).index, cards(capture) if capture else 0, cards(table))
 
 
-def test_it_is_not_playable_until_wired_in() -> None:
-    """Being built: no match can be made with it yet (issue 14)."""
-    assert "cirulla" not in VARIANTS
+def test_the_engine_plays_it_and_the_service_does_not_offer_it_yet() -> None:
+    """Being built (docs/rules.md R10.7): the engine plays it; the service's variants,
+    which the API offers, leave it out until its contract is done (issue 14)."""
+    assert "cirulla" not in VARIANTS and isinstance(get_variant("cirulla"), Cirulla)
     assert CIRULLA.player_counts == (2, 3, 4) and CIRULLA.default_target == 51  # C1.2, C8.1
 
 
@@ -188,3 +194,198 @@ class TestScoreLines:
         lines = bonus_lines(coins)
         assert lines.cappotto and lines.grande == 5 and lines.piccola == 6
         assert not bonus_lines(coins & ~cards("10D")).cappotto
+
+
+# -- the match engine playing Cirulla -----------------------------------------------------
+
+
+def all_but(excluded: str) -> str:
+    """The codes of every card of the deck but ``excluded``'s."""
+    left_out = set(excluded.split())
+    return " ".join(card.code for card in DECK if card.code not in left_out)
+
+
+def deck(first: str) -> list[Card]:
+    """A deck that deals ``first`` (codes) before the rest: with 2 players and seat 1
+    dealing, seat 0's three cards, then seat 1's, then the table's four (R3.5)."""
+    front = [Card.parse(code) for code in first.split()]
+    return front + [card for card in DECK if card not in front]
+
+
+def new_match(first: str, rules: Rules | None = None, players: int = 2) -> tuple[Match, list[Any]]:
+    return Match.new(
+        variant="cirulla", players=players, deck=deck(first), first_dealer=players - 1,
+        rules=rules, seed=1,
+    )  # fmt: skip
+
+
+class TestTheMatch:
+    def test_a_declaration_puts_the_cards_face_up_and_the_turn_goes_on(self) -> None:
+        """C3.1, C3.4, C10.2: at its first turn of the deal a seat may declare; the turn
+        stays with it; its cards are face up until each is played; once is all."""
+        match, _ = new_match("1D 3S 5C  10D 10S 9C  4B 6B 8B 9B")
+        assert match.turn == 0
+        assert match.legal_declarations() == [Declaration(BUONA)]
+        (event,) = match.declare(0, BUONA)
+        assert event == {
+            "type": "declaration", "hand": 1, "seat": 0, "kind": "buona", "matta_as": None,
+            "cards": ["1D", "3S", "5C"], "points": 3,
+        }  # fmt: skip
+        assert match.turn == 0 and match.legal_declarations() == []
+        with pytest.raises(IllegalMoveError, match="declared already"):
+            match.declare(0, BUONA)
+        match.play(0, Card.parse("3S"))
+        assert match.exposed[0] == cards("1D 5C")  # the 3S was played: face down no more
+        view = match_view(match, 1)
+        assert view["seats"][0]["exposed"] == ["1D", "5C"]  # public: seat 1 sees them
+
+    def test_no_declaration_after_the_first_card_or_for_a_hand_that_makes_none(self) -> None:
+        """C3.1, C3.4: a seat that plays without declaring loses the right for the deal;
+        three cards worth more than 9 that are not three of a kind make none."""
+        match, _ = new_match("1D 3S 5C  10D 10S 9C  4B 6B 8B 9B")
+        match.play(0, Card.parse("3S"))
+        assert match.legal_declarations() == []
+        with pytest.raises(IllegalMoveError, match="make no declaration"):
+            match.declare(1, BUONA)
+        match.play(1, Card.parse("10D"))
+        with pytest.raises(IllegalMoveError, match="first turn of a deal"):
+            match.declare(0, BUONA)
+
+    def test_the_matta_value_must_be_one_the_cards_allow(self) -> None:
+        """C3.2: 7C 2D 3S: a buona with the 7C as 1 to 4, not 5."""
+        match, _ = new_match("7C 2D 3S  10D 10S 9C  4B 6B 8B 9B")
+        assert [d.matta_as for d in match.legal_declarations()] == [1, 2, 3, 4]
+        with pytest.raises(IllegalMoveError, match="matta_as may be 1, 2, 3, 4"):
+            match.declare(0, BUONA, 5)
+        with pytest.raises(IllegalMoveError, match="make a buona"):
+            match.declare(0, DeclarationKind.DECINO, 2)
+        (event,) = match.declare(0, BUONA, 4)
+        assert event["matta_as"] == 4
+
+    def test_auto_declare_declares_for_the_seat_at_its_first_turn(self) -> None:
+        """C3.5: the decino before the buona; the matta worth the most it can."""
+        match, events = new_match("7C 2D 3S  2C 2S 2B  4B 6B 8B 9B", Rules(auto_declare=True))
+        assert of_type(events, "declaration") == [
+            {"type": "declaration", "hand": 1, "seat": 0, "kind": "buona", "matta_as": 4,
+             "cards": ["2D", "3S", "7C"], "points": 3},
+        ]  # fmt: skip
+        _, after = match.play(0, Card.parse("2D"))
+        assert [e["kind"] for e in of_type(after, "declaration")] == ["decino"]
+
+    def test_two_aces_on_the_table_redeal(self) -> None:
+        """C2.2: the same dealer deals again, and says why."""
+        _, events = new_match("2D 3S 5C  10D 10S 9C  1B 1C 8B 9B")
+        (redeal,) = of_type(events, "redeal")
+        assert redeal["reason"] == "two or more aces on the table (C2.2)"
+        assert redeal["table"] == ["1C", "1B", "8B", "9B"]
+
+    def test_the_dealers_bonus_is_a_line_of_its_own(self) -> None:
+        """C2.3, C7: a table of 15 with the 7C as 6 is the dealer's, 1 point in the
+        dealer_bonus line (not a scopa), and the next seat plays to an empty table."""
+        match, events = new_match("2D 3S 5C  10D 10S 9C  7C 2B 3C 4B")
+        (bonus,) = of_type(events, "dealer_bonus")
+        assert bonus == {
+            "type": "dealer_bonus", "hand": 1, "seat": 1, "capture": ["2B", "3C", "4B", "7C"],
+            "scopas": 1, "matta_as": 6,
+        }  # fmt: skip
+        assert match.table == [] and match.scopas == [0, 0]
+        sides = match.score_current_piles()
+        assert sides[1].points["dealer_bonus"] == 1 and sides[0].points["dealer_bonus"] == 0
+
+    def test_each_move_says_its_capture_kind(self) -> None:
+        """C4.4, C10.4."""
+        match, _ = new_match("1D 3S 5C  10D 10S 9C  2B 6B 8B 9B")
+        _, events = match.play(0, Card.parse("1D"))  # no ace on the table: the sweep
+        assert events[0]["kind"] == "ace_sweep" and events[0]["scopa"] is True
+        _, events = match.play(1, Card.parse("9C"))  # an empty table: laid
+        assert events[0]["kind"] is None
+
+    def test_the_hand_score_has_cirullas_lines(self) -> None:
+        """C7: declarations, grande and piccola beside R7's lines."""
+        match = position(
+            ["", "9B"], "8C", variant="cirulla", turn=1,
+            piles=[all_but("8C 9B 2C"), "2C"], last_capturer=0,
+        )  # fmt: skip
+        match.declared_points = [10, 3]
+        _, events = match.play(1, Card.parse("9B"))
+        (over,) = of_type(events, "hand_over")
+        points = [team["points"] for team in over["score"]["teams"]]
+        assert points[0]["grande"] == 5 and points[0]["piccola"] == 6
+        assert points[0]["declarations"] == 10 and points[1]["declarations"] == 3
+
+    def test_cappotto_wins_the_match_whatever_the_totals(self) -> None:
+        """C7.4: all ten coins in one pile when the hand is scored: the match is won."""
+        match = position(
+            ["", "9B"], "8C", variant="cirulla", turn=1, scores=[0, 50],
+            piles=[all_but("8C 9B 2C"), "2C"], last_capturer=0,
+        )  # fmt: skip
+        _, events = match.play(1, Card.parse("9B"))
+        (over,) = of_type(events, "match_over")
+        assert over["winner"] == 0 and over["reason"] == "cappotto"
+        off = position(
+            ["", "9B"], "8C", variant="cirulla", turn=1, scores=[0, 50],
+            piles=[all_but("8C 9B 2C"), "2C"], last_capturer=0, rules=Rules(cappotto=False),
+        )  # fmt: skip
+        _, events = off.play(1, Card.parse("9B"))
+        assert not of_type(events, "match_over") and off.status is Status.PLAYING
+
+    @pytest.mark.parametrize("players", [2, 3, 4])
+    def test_whole_matches_with_declarations_replay_exactly(self, players: int) -> None:
+        """C1-C10: random play, declaring half the time it may, to the end; the log
+        replays to the same match (every declaration legal again), and no view shows
+        a card its viewer could not see: only declared, unplayed cards of others."""
+        for seed in range(4):
+            rng = random.Random(seed)
+            match, events = Match.new(variant="cirulla", players=players, seed=seed)
+            while match.status is Status.PLAYING:
+                offered = match.legal_declarations()
+                if offered and rng.random() < 0.5:
+                    chosen = rng.choice(offered)
+                    events += match.declare(match.turn or 0, chosen.kind, chosen.matta_as)
+                events += match.push(rng.choice(match.legal_moves()))
+                for viewer in range(players):
+                    view = match_view(match, viewer)
+                    for seat in view["seats"]:
+                        if seat["seat"] != viewer:
+                            shown = mask_of(Card.parse(c) for c in seat["exposed"])
+                            assert shown == match.exposed[seat["seat"]]
+            assert comparable(replay(events).to_dict()) == comparable(match.to_dict())
+            assert of_type(events, "match_over")[0]["reason"] in ("target", "cappotto")
+
+
+def test_computer_players_see_declared_cards_where_they_are() -> None:
+    """C3.4: a seat's declared cards are public: every world the expert imagines puts
+    them in that seat's hand, and deals only the unseen cards at random."""
+    from service.bots.worlds import sample_world
+    from service.engine.views import knowledge_of
+
+    match, _ = new_match("1D 3S 5C  10D 10S 9C  4B 6B 8B 9B")
+    match.declare(0, BUONA)
+    match.play(0, Card.parse("3S"))
+    knowledge = knowledge_of(match, 1)
+    assert knowledge.exposed[0] == cards("1D 5C")
+    assert not knowledge.unseen & cards("1D 5C")
+    rng = random.Random(3)
+    for _ in range(20):
+        world = sample_world(knowledge, rng)
+        assert world.hands[0] & cards("1D 5C") == cards("1D 5C")
+        assert world.hands[0].bit_count() == 2
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "expert"])
+def test_computer_players_play_whole_matches(level: str) -> None:
+    """Each level plays Cirulla to the end, 2 to 4 players, with auto_declare."""
+    from service.bots import make_bot
+    from service.engine.match import moves_of
+    from service.engine.views import knowledge_of
+
+    for players in (2, 3, 4):
+        bot, rng = make_bot(level, 2), random.Random(players)
+        match, events = Match.new(
+            variant="cirulla", players=players, seed=players, rules=Rules(auto_declare=True)
+        )
+        while match.status is Status.PLAYING:
+            assert match.turn is not None
+            code = bot.choose(knowledge_of(match, match.turn), match.hand.legal_codes(), rng)
+            events += match.push(moves_of([code])[0])
+        assert comparable(replay(events).to_dict()) == comparable(match.to_dict())

@@ -16,8 +16,11 @@ class LegalMoveSchema(ResponseSchema):
 
 
 class PointsSchema(ResponseSchema):
-    #: The options' categories, only when the match plays them.
-    optional = frozenset({"re_bello", "napola"})
+    #: The options' categories, only when the match plays them; Cirulla's lines, only
+    #: in Cirulla (docs/rules.md C7).
+    optional = frozenset(
+        {"re_bello", "napola", "dealer_bonus", "declarations", "grande", "piccola"}
+    )
 
     cards = Integer(metadata={"description": "1 for most cards (a tie: nobody)."})
     coins = Integer(metadata={"description": "1 for most coins (a tie: nobody)."})
@@ -26,6 +29,16 @@ class PointsSchema(ResponseSchema):
     scopas = Integer(metadata={"description": "1 per scopa."})
     re_bello = Integer(metadata={"description": "Option re_bello: 1 for the king of coins."})
     napola = Integer(metadata={"description": "Option napola: the run of coins from the ace."})
+    dealer_bonus = Integer(
+        metadata={"description": "Cirulla: the dealer's bonus, 1 or 2 (3 with table_low) (C2.3)."}
+    )
+    declarations = Integer(
+        metadata={"description": "Cirulla: 3 per buona, 10 per decino declared (C3)."}
+    )
+    grande = Integer(metadata={"description": "Cirulla: 5 for 8D, 9D and 10D (C7.2)."})
+    piccola = Integer(
+        metadata={"description": "Cirulla: 3 for 1D, 2D, 3D, 1 more a coin of the run (C7.3)."}
+    )
 
 
 class SideScoreSchema(ResponseSchema):

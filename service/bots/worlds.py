@@ -14,18 +14,20 @@ def sample_world(knowledge: Knowledge, rng: random.Random) -> Hand:
     """A hand in play that agrees with ``knowledge``: the seat's own cards, the table and
     the piles as they are; the unseen cards shuffled into the other hands (as many as
     each holds) and the stock. Nothing else can be inferred in Scopa: a player may lay
-    any card, so no void shows."""
+    any card, so no void shows. Declared cards (Cirulla) are where they were declared."""
     unseen = list(indices(knowledge.unseen))
     rng.shuffle(unseen)
+    exposed = knowledge.exposed or (0,) * knowledge.players
     hands = []
     pos = 0
     for seat, count in enumerate(knowledge.hand_counts):
         if seat == knowledge.seat:
             hands.append(0)  # the seat's own hand: Hand.from_knowledge puts it in
             continue
-        mask = 0
-        for index in unseen[pos : pos + count]:
+        mask = exposed[seat]
+        hidden = count - mask.bit_count()
+        for index in unseen[pos : pos + hidden]:
             mask |= BIT[index]
         hands.append(mask)
-        pos += count
+        pos += hidden
     return Hand.from_knowledge(knowledge, hands, unseen[pos:])

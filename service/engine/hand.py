@@ -61,6 +61,7 @@ class Hand:
         "_forced_any",
         "_rows",
         "_plain_scopa",
+        "_filter",
     )
 
     def __init__(
@@ -110,6 +111,8 @@ class Hand:
         self._rows = variant.recipe_rows
         # R5 as it stands (no variant rule to ask): checked inline on the hot path.
         self._plain_scopa = type(variant).is_scopa is Variant.is_scopa
+        #: A rule that narrows the captures (Cirulla's fewest_cards), or None.
+        self._filter = variant.capture_filter(rules)
 
     @classmethod
     def deal(
@@ -211,6 +214,7 @@ class Hand:
         new._forced_any = self._forced_any
         new._rows = self._rows
         new._plain_scopa = self._plain_scopa
+        new._filter = self._filter
         return new
 
     @property
@@ -255,6 +259,8 @@ class Hand:
                     codes.extend(c << 6 | index for c in realize((recipe,), table))
         if not codes:
             return lays
+        if self._filter is not None:
+            codes = self._filter(codes)
         if lays and not self._forced_any:
             codes += lays
         return codes

@@ -39,11 +39,17 @@ class Knowledge:
     hand_size: int
     scores: tuple[int, ...]
     target: int
+    #: By seat, the cards it declared and has not played, face up (Cirulla, C3.4);
+    #: empty where nothing is declared.
+    exposed: tuple[int, ...] = ()
 
     @property
     def unseen(self) -> int:
-        """Cards this seat has not seen: in the other hands or the stock."""
+        """Cards this seat has not seen: in the other hands or the stock (declared
+        cards are seen, and known to be in their seat's hand)."""
         seen = self.hand | self.table
         for pile in self.piles:
             seen |= pile
+        for cards in self.exposed:
+            seen |= cards
         return FULL ^ seen

@@ -24,7 +24,7 @@ from .errors import (
 )
 from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, move_code
 from .masks import BIT, cards_of, mask_of
-from .moves import Move
+from .moves import Declaration, DeclarationKind, Move
 from .rules import Rules
 from .scoring import SideScore, score_piles
 from .states import EventKind, Status
@@ -97,6 +97,11 @@ class Match:
     status: Status = Status.PLAYING
     winner: int | None = None
     last_move: dict[str, Any] | None = None
+    #: This hand, by seat: the declared cards not yet played, face up (Cirulla, C3.4);
+    #: the declarations' points; the dealer's bonus when it is a line of its own (C7).
+    exposed: list[int] = field(default_factory=list)
+    declared_points: list[int] = field(default_factory=list)
+    bonus_scopas: list[int] = field(default_factory=list)
 
     # -- creation -------------------------------------------------------------------
 
@@ -227,6 +232,76 @@ class Match:
     def last_capturer(self) -> int | None:
         return self.hand.last_capturer
 
+    def legal_declarations(self, seat: int | None = None) -> list[Declaration]:
+        """What ``seat`` (default: the seat to play) may declare now (Cirulla, C3.1): at
+        its turn, holding the three cards of the deal, not declared yet; else nothing."""
+        seat = self.turn if seat is None else seat
+        if self.status != _PLAYING or seat is None or seat != self.turn:
+            return []
+        held = self.hand.hands[seat]
+        if self.exposed[seat] or held.bit_count() != self.hand.hand_size:
+            return []
+        return self.variant.declarations(held)
+
+    def declare(self, seat: int, kind: DeclarationKind, matta_as: int | None = None) -> list[Event]:
+        """Check and make ``seat``'s declaration (C3): its cards go face up, its points to
+        its side; the seat then plays a card. Returns the events (the declaration)."""
+        if self.status != _PLAYING:
+            raise MatchOverError("the match is over: no more moves")
+        if seat != self.turn:
+            raise NotYourTurnError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        declaration = Declaration(kind, matta_as)
+        legal = self.legal_declarations(seat)
+        if declaration not in legal:
+            raise IllegalMoveError(self._why_no_declaration(seat, declaration, legal))
+        return [self._declare(seat, declaration)]
+
+    def _why_no_declaration(
+        self, seat: int, declaration: Declaration, legal: list[Declaration]
+    ) -> str:
+        if not self.variant.has_declarations:
+            return f"{self.variant.title} has no declarations"
+        if self.exposed[seat]:
+            return "you declared already in this deal: play a card"
+        if self.hand.hands[seat].bit_count() != self.hand.hand_size:
+            return "a declaration is made at your first turn of a deal, before you play (C3.1)"
+        if not legal:
+            return (
+                "your three cards make no declaration: they must be worth 9 or less, or "
+                "three of a kind (C3.1)"
+            )
+        if any(d.kind == declaration.kind for d in legal):
+            allowed = ", ".join(str(d.matta_as) for d in legal if d.kind == declaration.kind)
+            return (
+                f"the 7C cannot count as {declaration.matta_as} in this {declaration.kind}: "
+                f"matta_as may be {allowed} (C3.2)"
+            )
+        others = " or ".join(sorted({d.kind.value for d in legal}))
+        return f"your cards make no {declaration.kind}: they make a {others} (C3.1-C3.3)"
+
+    def _declare(self, seat: int, declaration: Declaration) -> Event:
+        held = self.hand.hands[seat]
+        self.exposed[seat] = held
+        self.declared_points[seat] += declaration.points
+        return {
+            "type": EventKind.DECLARATION,
+            "hand": self.hand_number,
+            "seat": seat,
+            **declaration.to_dict(),
+            "cards": codes(sorted_cards(cards_of(held))),
+            "points": declaration.points,
+        }
+
+    def _auto_declare(self, events: list[Event]) -> None:
+        """C3.5 (option ``auto_declare``): declare for the seat to play if it can, the
+        decino before the buona, the matta worth the most it can."""
+        if not self.rules.auto_declare or self.turn is None:
+            return
+        legal = self.legal_declarations()
+        if legal:
+            best = max(legal, key=lambda d: (d.kind is DeclarationKind.DECINO, d.matta_as or 0))
+            events.append(self._declare(self.turn, best))
+
     def legal_moves(self, seat: int | None = None) -> list[Move]:
         """The legal moves of ``seat`` (default: the seat to play); empty when it is not
         that seat's turn or the match is over."""
@@ -306,18 +381,28 @@ class Match:
         for callers that took the move from :meth:`legal_moves`. Use :meth:`play` otherwise."""
         seat = self.hand.turn
         assert seat is not None
-        flags = self.hand.push(code_of(move))
+        table = self.hand.table
+        code = code_of(move)
+        flags = self.hand.push(code)
         self.last_move = {
             "seat": seat,
             "card": move.card.code,
             "capture": codes(move.captured),
             "scopa": bool(flags & SCOPA),
         }
+        variant = self.variant
+        if variant.reports_capture_kind:  # (C4.4)
+            kind = variant.capture_kind(move.card.index, code_capture(code), table)
+            self.last_move["kind"] = kind
+        if variant.has_declarations:
+            self.exposed[seat] &= ~BIT[move.card.index]  # played: face down no more
         events: list[Event] = [{"type": _MOVE, **self.last_move}]
         if flags & DEALT:
             events.append(self._deal_event(0, self.hand.hand_size))
         if flags & HAND_OVER:
             self._end_hand(events)
+        elif variant.has_declarations:
+            self._auto_declare(events)
         return events
 
     # -- the deal and the end of a hand ---------------------------------------------------------
@@ -347,29 +432,38 @@ class Match:
                     "hand": self.hand_number,
                     "dealer": self.dealer,
                     "table": codes(sorted_cards(cards_of(table))),
-                    "reason": "three or more kings on the table (R3)",
+                    "reason": self.variant.redeal_reason,
                 }
             )
             attempt += 1
         self.hand = hand
         self.last_move = None
+        self.exposed = [0] * self.players
+        self.declared_points = [0] * self.players
+        self.bonus_scopas = [0] * self.players
         events.append(self._deal_event(table, hand.hand_size))
-        bonus = self.variant.dealer_bonus(table)
+        bonus, wild_as = self.variant.table_bonus(table, self.rules)
         if bonus:
             hand = self.hand
             hand.piles[self.dealer] |= table
-            hand.scopas[self.dealer] += bonus
+            if self.variant.bonus_apart:
+                self.bonus_scopas[self.dealer] += bonus
+            else:
+                hand.scopas[self.dealer] += bonus
             hand.last_capturer = self.dealer
             hand.table = 0
-            events.append(
-                {
-                    "type": EventKind.DEALER_BONUS,
-                    "hand": self.hand_number,
-                    "seat": self.dealer,
-                    "capture": codes(sorted_cards(cards_of(table))),
-                    "scopas": bonus,
-                }
-            )
+            event: Event = {
+                "type": EventKind.DEALER_BONUS,
+                "hand": self.hand_number,
+                "seat": self.dealer,
+                "capture": codes(sorted_cards(cards_of(table))),
+                "scopas": bonus,
+            }
+            if wild_as is not None:
+                event["matta_as"] = wild_as  # (C2.3, C10.1)
+            events.append(event)
+        if self.variant.has_declarations:
+            self._auto_declare(events)
 
     def _deal_event(self, table: int, size: int) -> Event:
         return {
@@ -392,7 +486,7 @@ class Match:
         sides = self.score_current_piles()
         for side in sides:
             self.scores[side.team] += side.total
-        hand_score = {
+        hand_score: dict[str, Any] = {
             "hand": self.hand_number,
             "teams": [side.to_dict() for side in sides],
             "scores": list(self.scores),
@@ -410,30 +504,52 @@ class Match:
                 "score": hand_score,
             }
         )
-        winner = self._match_winner(sides)
-        if winner is not None:
+        decided = self._match_winner()
+        if decided is not None:
+            winner, reason = decided
             self.status, self.winner = Status.FINISHED, winner
             events.append(
-                {"type": EventKind.MATCH_OVER, "winner": winner, "scores": list(self.scores)}
+                {
+                    "type": EventKind.MATCH_OVER,
+                    "winner": winner,
+                    "scores": list(self.scores),
+                    "reason": reason,
+                }
             )
             return
         self.dealer = (self.dealer + 1) % self.players
         self._start_hand(events)
 
     def score_current_piles(self) -> list[SideScore]:
+        """The hand's score as it stands: R7, and the variant's own lines (Cirulla's
+        dealer's bonus, declarations, grande and piccola, C7)."""
         piles, scopas = self.hand.team_piles(self.teams, self.team_count)
-        return score_piles(piles, scopas, self.rules)
+        variant = self.variant
+        extra: list[dict[str, int]] = []
+        for team, pile in enumerate(piles):
+            lines: dict[str, int] = {}
+            seats = self.seats_of(team)
+            if variant.bonus_apart:
+                lines["dealer_bonus"] = sum(self.bonus_scopas[s] for s in seats)
+            if variant.has_declarations:
+                lines["declarations"] = sum(self.declared_points[s] for s in seats)
+            lines.update(variant.bonus_points(pile, self.rules))
+            extra.append(lines)
+        return score_piles(piles, scopas, self.rules, extra)
 
-    def _match_winner(self, sides: list[SideScore]) -> int | None:
-        """R9 napoleone, else R8: once a side reached the target, the single highest total."""
-        if self.rules.napoleone:
-            for side in sides:
-                if side.has_all_coins:
-                    return side.team
+    def _match_winner(self) -> tuple[int, str] | None:
+        """The winner and why: a side that wins outright with its pile (R9 napoleone;
+        Cirulla's cappotto, C7.4), else R8: once a side reached the target, the single
+        highest total."""
+        piles, _ = self.hand.team_piles(self.teams, self.team_count)
+        for team, pile in enumerate(piles):
+            reason = self.variant.wins_outright(pile, self.rules)
+            if reason is not None:
+                return team, reason
         top = max(self.scores)
         if top < self.target or self.scores.count(top) > 1:
             return None
-        return self.scores.index(top)
+        return self.scores.index(top), "target"
 
     # -- storage --------------------------------------------------------------------------
 
@@ -462,6 +578,16 @@ class Match:
             "status": self.status.value,
             "winner": self.winner,
             "last_move": self.last_move,
+            # Only the variants that have them (Cirulla): the others' stay as they were.
+            **(
+                {
+                    "exposed": list(self.exposed),
+                    "declared_points": list(self.declared_points),
+                    "bonus_scopas": list(self.bonus_scopas),
+                }
+                if self.variant.has_declarations or self.variant.bonus_apart
+                else {}
+            ),
         }
 
     @classmethod
@@ -482,6 +608,11 @@ class Match:
             winner=data["winner"],
             last_move=data["last_move"],
         )
+        # Matches stored before declarations existed have none of these.
+        none = [0] * len(match.names)
+        match.exposed = list(data.get("exposed", none))
+        match.declared_points = list(data.get("declared_points", none))
+        match.bonus_scopas = list(data.get("bonus_scopas", none))
         # The hand's size is not stored: every stored match has a valid player count,
         # so it is the variant's deal for its players (the constructor's default).
         match.hand = Hand(

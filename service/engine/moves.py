@@ -1,9 +1,11 @@
-"""A move: the card played and the set of table cards it captures (R4)."""
+"""A move: the card played and the set of table cards it captures (R4); and, in
+Cirulla, a declaration (docs/rules.md C3), which a seat makes before it plays."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .cards import Card, sorted_cards
 from .errors import ScopaError
@@ -44,3 +46,30 @@ class Move:
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
+
+
+class DeclarationKind(StrEnum):
+    """C3.1: three cards worth 9 or less, or three of a kind."""
+
+    BUONA = "buona"
+    DECINO = "decino"
+
+
+#: C3.1: the points of each declaration.
+DECLARATION_POINTS = {DeclarationKind.BUONA: 3, DeclarationKind.DECINO: 10}
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """A declaration (C3): its kind, and the value the matta ``7C`` takes in it (None
+    when the matta is not among the three cards)."""
+
+    kind: DeclarationKind
+    matta_as: int | None = None
+
+    @property
+    def points(self) -> int:
+        return DECLARATION_POINTS[self.kind]
+
+    def to_dict(self) -> dict[str, str | int | None]:
+        return {"kind": self.kind.value, "matta_as": self.matta_as}

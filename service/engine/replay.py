@@ -4,8 +4,9 @@ The stored log of a match (what :meth:`Match.new` and :meth:`Match.play` return,
 order, hidden cards included: each ``deal`` event holds every seat's dealt cards under
 ``"hands"``) determines the whole match but two things: the ``seed``, and the order of
 the cards still in the stock. :func:`replay` deals the same cards again (every deal,
-redeal and dealer's bonus), plays every move through :meth:`Match.play`, so each must
-be legal, and checks that the engine gives back exactly the logged events; a log that
+redeal and dealer's bonus), plays every move through :meth:`Match.play` and makes every
+declaration through :meth:`Match.declare`, so each must be legal, and checks that the
+engine gives back exactly the logged events; a log that
 does not is refused with :class:`ReplayError`. :func:`comparable` is the part of
 :meth:`Match.to_dict` that the log determines, for comparing a replay with a stored
 match.
@@ -20,7 +21,7 @@ from typing import Any
 from .cards import DECK, Card, parse_cards
 from .errors import ScopaError
 from .match import Event, Match, code_of, team_of_seats
-from .moves import Move
+from .moves import DeclarationKind, Move
 from .rules import Rules
 from .states import EventKind, Status
 from .variants import Variant, get_variant
@@ -97,6 +98,15 @@ def replay(events: Sequence[Event]) -> Match:
     while len(produced) < len(events):
         index = len(produced)
         event = events[index]
+        if event.get("type") == EventKind.DECLARATION:  # made by a seat (Cirulla, C3)
+            try:
+                produced += match.declare(
+                    event["seat"], DeclarationKind(event["kind"]), event["matta_as"]
+                )
+            except _MALFORMED as exc:
+                raise ReplayError(f"event {index}: not a legal declaration ({exc})") from None
+            _same(events, produced, index)
+            continue
         if event.get("type") != EventKind.MOVE:
             raise ReplayError(
                 f"event {index}: the log has {_shown(event)}, the replay expects a move"
@@ -216,6 +226,8 @@ def _same(logged: Sequence[Event], produced: Sequence[Event], since: int) -> Non
         if logged[index] == produced[index]:
             continue
         theirs, mine = _plain(logged[index]), _plain(produced[index])
+        if mine.get("type") == EventKind.MATCH_OVER and "reason" not in theirs:
+            mine.pop("reason", None)  # logged before match_over said why
         if theirs != mine:
             raise ReplayError(f"event {index}: the log has {theirs}, the replay gives {mine}")
 

@@ -21,7 +21,7 @@ class Option:
     """What a rule option means, for the API's documentation and ``GET /v1/variants``."""
 
     name: str
-    default: bool | str
+    default: bool | str | int
     description: str
     choices: tuple[str, ...] = ()
 
@@ -57,8 +57,40 @@ OPTIONS: dict[str, Option] = {
             "Scopone scientifico: the dealer's side scores a scopa when the dealer's last card, "
             "the last of the hand, takes every card left on the table (R10).",
         ),
+        Option(
+            "table_low",
+            False,
+            "Cirulla: table cards dealt worth 9 or less (the `7C` counted as 1) are the "
+            "dealer's, for 3 scopas (C2.4).",
+        ),
+        Option(
+            "auto_declare",
+            False,
+            "Cirulla: the service declares for every seat that can, at its first turn of "
+            "each deal, the decino before the buona (C3.5).",
+        ),
+        Option(
+            "fewest_cards",
+            False,
+            "Cirulla: a sum of the played card's value must use as few cards as any such "
+            "sum could (C4.6); captures by 15 are not limited.",
+        ),
+        Option(
+            "piccola_max",
+            6,
+            "Cirulla: the longest run of coins the piccola counts, 3 to 10 (C7.3).",
+        ),
+        Option(
+            "cappotto",
+            True,
+            "Cirulla: a side that captures all ten coins in a hand wins the match when "
+            "that hand is scored (C7.4).",
+        ),
     )
 }
+#: The options only Cirulla takes, which a stored or reported rule set leaves out while
+#: they stand at their defaults.
+CIRULLA_OPTIONS = ("table_low", "auto_declare", "fewest_cards", "piccola_max", "cappotto")
 COMMON_OPTIONS = ("re_bello", "napola", "napoleone", "forced_capture")
 
 
@@ -71,16 +103,26 @@ class Rules:
     napoleone: bool = False
     forced_capture: ForcedCapture = ForcedCapture.CARD
     dealer_last_sweep: bool = False
+    table_low: bool = False
+    auto_declare: bool = False
+    fewest_cards: bool = False
+    piccola_max: int = 6
+    cappotto: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         # By hand, not dataclasses.asdict (which deep-copies): this runs on every request.
-        return {
+        data: dict[str, Any] = {
             "re_bello": self.re_bello,
             "napola": self.napola,
             "napoleone": self.napoleone,
             "forced_capture": self.forced_capture.value,
             "dealer_last_sweep": self.dealer_last_sweep,
         }
+        for name in CIRULLA_OPTIONS:  # Cirulla's, only where changed
+            value = getattr(self, name)
+            if value != _CIRULLA_DEFAULTS[name]:
+                data[name] = value
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> Rules:
@@ -92,3 +134,7 @@ class Rules:
     def changed(self) -> list[str]:
         """The options set to something other than their default."""
         return [name for name, value in self.to_dict().items() if value != OPTIONS[name].default]
+
+
+#: The Cirulla options at their defaults (whatever the others), to compare against.
+_CIRULLA_DEFAULTS = {name: OPTIONS[name].default for name in CIRULLA_OPTIONS}

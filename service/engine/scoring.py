@@ -100,8 +100,18 @@ def hand_points(piles: Sequence[int], scopas: Sequence[int], rules: Rules) -> li
     return result
 
 
-def score_piles(piles: Sequence[int], scopas: Sequence[int], rules: Rules) -> list[SideScore]:
-    """Score one hand from each side's pile (mask) and scopas."""
+def score_piles(
+    piles: Sequence[int],
+    scopas: Sequence[int],
+    rules: Rules,
+    extra: Sequence[dict[str, int]] | None = None,
+) -> list[SideScore]:
+    """Score one hand from each side's pile (mask) and scopas; ``extra``, each side's
+    lines beyond R7's (a variant's), are added to its points."""
+    points_of = hand_points(piles, scopas, rules)
+    if extra is not None:
+        for points, lines in zip(points_of, extra, strict=True):
+            points.update(lines)
     return [
         SideScore(
             team=side,
@@ -113,9 +123,7 @@ def score_piles(piles: Sequence[int], scopas: Sequence[int], rules: Rules) -> li
             scopas=scopas[side],
             points=points,
         )
-        for side, (pile, points) in enumerate(
-            zip(piles, hand_points(piles, scopas, rules), strict=True)
-        )
+        for side, (pile, points) in enumerate(zip(piles, points_of, strict=True))
     ]
 
 

@@ -35,12 +35,14 @@ class EventKind(StrEnum):
 
     #: The seats, teams, target and rules of a new match.
     MATCH_STARTED = "match_started"
-    #: Three or four kings on the table: the same dealer deals again (R3).
+    #: The table dealt calls for a new deal by the same dealer (R3; Cirulla, C2.2).
     REDEAL = "redeal"
     #: Cards dealt: a new hand, or a new round from the stock (R3).
     DEAL = "deal"
-    #: The dealer takes the table just dealt (escoba, R10).
+    #: The dealer takes the table just dealt (escoba, R10; Cirulla, C2.3).
     DEALER_BONUS = "dealer_bonus"
+    #: A seat declared its three cards, which stay face up until played (Cirulla, C3).
+    DECLARATION = "declaration"
     #: A seat played a card (R4, R5).
     MOVE = "move"
     #: The hand's last card was played: the remainder and the hand's score (R6, R7).

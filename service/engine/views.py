@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import Card, codes
+from .cards import Card, codes, sorted_cards
 from .knowledge import Knowledge
-from .masks import FULL, mask_of
+from .masks import FULL, cards_of, mask_of
 from .match import Event, Match, is_sweep, team_of_seats
 from .moves import Move
 from .rules import Rules
@@ -52,6 +52,13 @@ def match_view(match: Match, viewer: int | None) -> dict[str, Any]:
         "last_move": match.last_move,
         "winner": match.winner,
     }
+    if match.variant.has_declarations:
+        # Declared cards are face up until played, for everyone (Cirulla, C3.4, C10.3);
+        # and the points declared so far this hand.
+        for seat in view["seats"]:
+            exposed = match.exposed[seat["seat"]]
+            seat["exposed"] = codes(sorted_cards(cards_of(exposed)))
+            seat["declared_points"] = match.declared_points[seat["seat"]]
     if viewer is not None:
         view["hand"] = codes(match.hands[viewer])
     return view
@@ -97,6 +104,7 @@ def knowledge_of(match: Match, seat: int) -> Knowledge:
         hand_size=hand.hand_size,
         scores=tuple(match.scores),
         target=match.target,
+        exposed=tuple(match.exposed) if match.variant.has_declarations else (),
     )
 
 

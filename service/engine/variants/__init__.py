@@ -12,15 +12,17 @@ from .base import REGISTRY, DealPlan, Variant
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")
 
-#: One instance of each variant, classic Scopa first, then by name.
-VARIANTS: dict[str, Variant] = {
+#: One instance of each variant the engine plays, classic Scopa first, then by name.
+_ALL: dict[str, Variant] = {
     name: REGISTRY[name]() for name in sorted(REGISTRY, key=lambda n: (n != "scopa", n))
 }
+#: The variants the service offers: all but those being built (``Variant.playable``).
+VARIANTS: dict[str, Variant] = {name: v for name, v in _ALL.items() if v.playable}
 
 
 def get_variant(name: str) -> Variant:
     try:
-        return VARIANTS[name]
+        return _ALL[name]
     except KeyError:
         known = ", ".join(VARIANTS)
         raise InvalidSetupError(f"unknown variant {name!r}: choose one of {known}") from None

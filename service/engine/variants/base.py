@@ -7,12 +7,13 @@ is found and registered on import.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from ..cards import Card, sorted_cards
-from ..masks import KINGS, VALUE, Recipe, cards_of, mask_of, realize, signature
+from ..masks import COINS, KINGS, VALUE, Recipe, cards_of, mask_of, realize, signature
+from ..moves import Declaration
 from ..rules import COMMON_OPTIONS, Rules
 
 #: How many signatures' rows a variant keeps cached before it starts afresh.
@@ -49,6 +50,18 @@ class Variant:
     extra_options: ClassVar[tuple[str, ...]] = ()
     #: How ``deck`` on match creation is dealt, for the API's documentation.
     deal_order: ClassVar[str] = ""
+    #: False for a variant being built: the engine plays it, the service does not offer
+    #: it (it is left out of ``VARIANTS``).
+    playable: ClassVar[bool] = True
+    #: Why :meth:`needs_redeal` asks for a new deal, for the redeal event.
+    redeal_reason: ClassVar[str] = "three or more kings on the table (R3)"
+    #: The dealer's bonus (:meth:`table_bonus`) scores as a line of its own rather than
+    #: as scopas (Cirulla, C7).
+    bonus_apart: ClassVar[bool] = False
+    #: Seats may declare their cards (:meth:`declarations`; Cirulla, C3).
+    has_declarations: ClassVar[bool] = False
+    #: Each move says the kind of its capture (:meth:`capture_kind`; Cirulla, C4.4).
+    reports_capture_kind: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -81,6 +94,37 @@ class Variant:
     def dealer_bonus(self, table: int) -> int:
         """Scopas the dealer scores by taking the table just dealt (none in most variants)."""
         return 0
+
+    def table_bonus(self, table: int, rules: Rules) -> tuple[int, int | None]:
+        """:meth:`dealer_bonus` under ``rules``, and the value a wild card on the table
+        took in it (None: none did)."""
+        return self.dealer_bonus(table), None
+
+    def declarations(self, hand: int) -> list[Declaration]:
+        """What a seat holding ``hand`` (a mask) may declare at its first turn of a deal:
+        nothing, but in Cirulla (C3)."""
+        return []
+
+    def capture_kind(self, card: int, capture: int, table: int) -> str | None:
+        """The kind of a capture, where the variant names kinds (Cirulla, C4.4)."""
+        return None
+
+    def bonus_points(self, pile: int, rules: Rules) -> dict[str, int]:
+        """Score lines beyond R7's that a side's pile earns (Cirulla's grande and
+        piccola, C7.2, C7.3): none in most variants."""
+        return {}
+
+    def capture_filter(self, rules: Rules) -> Callable[[list[int]], list[int]] | None:
+        """A function that narrows a seat's coded captures under ``rules`` (Cirulla's
+        ``fewest_cards``, C4.6), or None: most variants and rules have none."""
+        return None
+
+    def wins_outright(self, pile: int, rules: Rules) -> str | None:
+        """Why a side with this pile wins the match when the hand is scored, whatever
+        the totals: R9 ``napoleone``, all ten coins; else None."""
+        if rules.napoleone and pile & COINS == COINS:
+            return "napoleone"
+        return None
 
     def capture_masks(self, card: int, table: int) -> list[int]:
         """Every set of table cards (masks) the card of index ``card`` may capture; empty

@@ -5,14 +5,14 @@ table, C2.2), the dealer's bonus with the matta ``7C`` wild (C2.3, C2.4), the th
 kinds of capture (C4), the declarations a seat's three cards allow (C3), and the
 scoring lines beyond Scopa's (C7.2-C7.4).
 
-Being built (issue 14): the class has no ``name`` yet, so it is not registered and no
-match can be made with it. The match engine's declarations (a move that does not end
-the turn), the exposed cards of the views and the new score lines come next; then it
-takes the name ``cirulla``.
+Being built (issue 14): the engine plays it (``Match.new(variant="cirulla")``), but it
+is not ``playable`` yet, so the service does not offer it: its contract (declarations in
+the API, the new score lines and event fields) comes next.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -31,6 +31,8 @@ from ..masks import (
     value_sets,
     value_sum,
 )
+from ..moves import Declaration, DeclarationKind
+from ..rules import CIRULLA_OPTIONS, Rules
 from .base import Variant
 
 #: C1.1: the matta, the 7 of cups.
@@ -41,15 +43,14 @@ FIFTEEN: Final = 15
 #: C2.4 (option `table_low`): a table worth this much or less, the matta counted as 1.
 TABLE_LOW_MAX: Final = 9
 TABLE_LOW_SCOPAS: Final = 3
-#: C3.1: a buona is three cards worth this much or less; points of each declaration.
+#: C3.1: a buona is three cards worth this much or less.
 BUONA_MAX: Final = 9
-BUONA_POINTS: Final = 3
-DECINO_POINTS: Final = 10
 #: C7.2, C7.3.
 GRANDE: Final = sum(BIT[Card.parse(code).index] for code in ("8D", "9D", "10D"))
 GRANDE_POINTS: Final = 5
 PICCOLA_BASE: Final = 3  # 1D 2D 3D
 DEFAULT_PICCOLA_MAX: Final = 6
+PICCOLA_MIN, PICCOLA_LIMIT = 3, 10  # what piccola_max may be
 #: The coin of each value, by value (the run of the piccola climbs them).
 COIN_OF: Final = tuple(BIT[Card.parse(f"{value}D").index] if value else 0 for value in range(11))
 
@@ -61,26 +62,6 @@ class CaptureKind(StrEnum):
     SUM = "sum"  # two or more cards adding up to its value (C4.1)
     FIFTEEN = "fifteen"  # cards adding up to 15 less its value (C4.2)
     ACE_SWEEP = "ace_sweep"  # an ace taking the whole table, no ace on it (C4.3)
-
-
-class DeclarationKind(StrEnum):
-    """C3.1."""
-
-    BUONA = "buona"
-    DECINO = "decino"
-
-
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """A declaration a seat may make (C3): its kind, and the value the matta takes in it
-    (None when the matta is not among the three cards)."""
-
-    kind: DeclarationKind
-    matta_as: int | None = None
-
-    @property
-    def points(self) -> int:
-        return DECINO_POINTS if self.kind is DeclarationKind.DECINO else BUONA_POINTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +84,13 @@ class BonusLines:
 
 
 class Cirulla(Variant):
+    name = "cirulla"
+    playable = False  # being built: see the module's docstring
+    redeal_reason = "two or more aces on the table (C2.2)"
+    bonus_apart = True
+    has_declarations = True
+    reports_capture_kind = True
+    extra_options = CIRULLA_OPTIONS
     title = "Cirulla"
     description = (
         "The Ligurian game for 2, 3 or 4 (two partnerships) players. A card takes a table "
@@ -127,6 +115,34 @@ class Cirulla(Variant):
     def dealer_bonus(self, table: int) -> int:
         """C2.3 (without the `table_low` option): see :func:`table_bonus`."""
         return table_bonus(table).scopas
+
+    def table_bonus(self, table: int, rules: Rules) -> tuple[int, int | None]:
+        found = table_bonus(table, table_low=rules.table_low)
+        return found.scopas, found.matta_as
+
+    def check_rules(self, rules: Rules) -> str | None:
+        if not PICCOLA_MIN <= rules.piccola_max <= PICCOLA_LIMIT:
+            return f"piccola_max must be {PICCOLA_MIN} to {PICCOLA_LIMIT}, not {rules.piccola_max}"
+        return super().check_rules(rules)
+
+    def declarations(self, hand: int) -> list[Declaration]:
+        return declarations(hand)
+
+    def capture_kind(self, card: int, capture: int, table: int) -> str | None:
+        found = capture_kind(card, capture, table)
+        return None if found is None else found.value
+
+    def bonus_points(self, pile: int, rules: Rules) -> dict[str, int]:
+        lines = bonus_lines(pile, piccola_max=rules.piccola_max)
+        return {"grande": lines.grande, "piccola": lines.piccola}
+
+    def wins_outright(self, pile: int, rules: Rules) -> str | None:
+        if rules.cappotto and pile & COINS == COINS:
+            return "cappotto"  # C7.4
+        return super().wins_outright(pile, rules)
+
+    def capture_filter(self, rules: Rules) -> Callable[[list[int]], list[int]] | None:
+        return keep_fewest_cards if rules.fewest_cards else None
 
     def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
         if value == ACE and not count_in(sig, ACE):
@@ -178,6 +194,18 @@ def fewest_cards(recipes: list[int], value: int) -> list[int]:
     return [m for m in recipes if m not in sums or m.bit_count() == fewest]
 
 
+def keep_fewest_cards(codes: list[int]) -> list[int]:
+    """:func:`fewest_cards` on coded moves (capture mask << 6 | card index), card by card,
+    for Hand.legal_codes."""
+    by_card: dict[int, list[int]] = {}
+    for code in codes:
+        by_card.setdefault(code & 63, []).append(code >> 6)
+    kept = []
+    for card, masks in by_card.items():
+        kept += [m << 6 | card for m in fewest_cards(masks, VALUE[card])]
+    return kept
+
+
 def declarations(hand: int) -> list[Declaration]:
     """C3.1-C3.3: what a seat holding the three cards ``hand`` may declare, one entry
     per value the matta may take; a decino when three of a kind can be made (and then
@@ -225,8 +253,6 @@ __all__ = [
     "BonusLines",
     "CaptureKind",
     "Cirulla",
-    "Declaration",
-    "DeclarationKind",
     "TableBonus",
     "auto_declaration",
     "bonus_lines",

@@ -72,7 +72,8 @@ def card_name(value: int, suit: str, faces: str, lang: str) -> str:
     )
 
 
-#: The scoring categories of a hand (docs/rules.md R7, R9), as hand scores name them.
+#: The scoring categories of a hand (docs/rules.md R7, R9; Cirulla's, C7), as hand
+#: scores name them.
 CATEGORY_NAMES: Final[dict[str, dict[str, str]]] = {
     "it": {
         "cards": "Carte",
@@ -82,6 +83,10 @@ CATEGORY_NAMES: Final[dict[str, dict[str, str]]] = {
         "scopas": "Scope",
         "re_bello": "Re bello",
         "napola": "Napola",
+        "dealer_bonus": "Bonus del mazziere",
+        "declarations": "Accusi",
+        "grande": "Grande",
+        "piccola": "Piccola",
         "total": "Totale",
     },
     "en": {
@@ -92,6 +97,10 @@ CATEGORY_NAMES: Final[dict[str, dict[str, str]]] = {
         "scopas": "Scopas",
         "re_bello": "Re bello",
         "napola": "Napola",
+        "dealer_bonus": "Dealer's bonus",
+        "declarations": "Declarations",
+        "grande": "Grande",
+        "piccola": "Piccola",
         "total": "Total",
     },
     "pt": {
@@ -102,6 +111,10 @@ CATEGORY_NAMES: Final[dict[str, dict[str, str]]] = {
         "scopas": "Escovas",
         "re_bello": "Rei belo",
         "napola": "Napola",
+        "dealer_bonus": "Bônus do carteador",
+        "declarations": "Declarações",
+        "grande": "Grande",
+        "piccola": "Piccola",
         "total": "Total",
     },
     "es": {
@@ -112,6 +125,10 @@ CATEGORY_NAMES: Final[dict[str, dict[str, str]]] = {
         "scopas": "Escobas",
         "re_bello": "Rey de oros",
         "napola": "Napola",
+        "dealer_bonus": "Bono del repartidor",
+        "declarations": "Declaraciones",
+        "grande": "Grande",
+        "piccola": "Piccola",
         "total": "Total",
     },
 }

@@ -8,6 +8,8 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
+from ....engine.moves import DeclarationKind
+from ....engine.variants.cirulla import CaptureKind
 from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fields import (
     Boolean,
@@ -415,26 +417,73 @@ class DealEventSchema(EventBaseSchema):
 
 class DealerBonusEventSchema(EventBaseSchema):
     class Meta:
-        description = "The dealer takes the table just dealt, scoring escobas (escoba, R10)."
+        description = (
+            "The dealer takes the table just dealt, scoring escobas (escoba, R10) or "
+            "scopas (Cirulla, docs/rules.md C2.3)."
+        )
+
+    optional = EventBaseSchema.optional | {"matta_as"}
 
     type = Kind(EventKind.DEALER_BONUS)
     hand = Integer(metadata={"description": "The hand number."})
     seat = Integer(metadata={"description": "The dealer."})
     capture = Cards("The table it took.")
-    scopas = Integer(metadata={"description": "The escobas it scores."})
+    scopas = Integer(metadata={"description": "The escobas (scopas) it scores."})
+    matta_as = Integer(
+        metadata={
+            "description": "Cirulla, when the 7C was on the table: the value it counted "
+            "as (C2.3, C2.4)."
+        }
+    )
+
+
+class DeclarationEventSchema(EventBaseSchema):
+    class Meta:
+        description = (
+            "A seat declared its three cards, which stay face up until played "
+            "(Cirulla, docs/rules.md C3); it plays a card next."
+        )
+
+    type = Kind(EventKind.DECLARATION)
+    hand = Integer(metadata={"description": "The hand number."})
+    seat = Integer()
+    kind = fields.String(
+        validate=validate.OneOf([k.value for k in DeclarationKind]),
+        metadata={
+            "description": "`buona`: three cards worth 9 or less; `decino`: three of a "
+            "kind (C3.1)."
+        },
+    )
+    matta_as = Integer(
+        allow_none=True,
+        metadata={
+            "description": "The value the 7C takes in the declaration, 1-10; null when the "
+            "7C is not among the cards (C3.2)."
+        },
+    )
+    cards = Cards("The three cards declared: face up until each is played (C3.4).")
+    points = Integer(metadata={"description": "3 for a buona, 10 for a decino (C3.1)."})
 
 
 class MoveEventSchema(EventBaseSchema):
     class Meta:
         description = "A seat played a card (R4, R5)."
 
-    optional = EventBaseSchema.optional | {"timeout"}
+    optional = EventBaseSchema.optional | {"timeout", "kind"}
 
     type = Kind(EventKind.MOVE)
     seat = Integer()
     card = Card(metadata={"description": "The card played."})
     capture = Cards("The table cards taken; empty when the card was laid.")
     scopa = Boolean(metadata={"description": "The move scored a scopa (R5)."})
+    kind = fields.String(
+        allow_none=True,
+        validate=validate.OneOf([k.value for k in CaptureKind]),
+        metadata={
+            "description": "Cirulla only: the kind of capture (C4.4): `match`, `sum`, "
+            "`fifteen` or `ace_sweep`; null when the card was laid."
+        },
+    )
     timeout = Boolean(
         metadata={
             "description": "Only on a move the service played for a person whose turn "
@@ -457,9 +506,20 @@ class MatchOverEventSchema(EventBaseSchema):
     class Meta:
         description = "A side won (R8, R9 napoleone)."
 
+    optional = frozenset({"seq", "reason"})
+
     type = Kind(EventKind.MATCH_OVER)
     winner = Integer(metadata={"description": "The winning team."})
     scores = fields.List(Integer(), metadata={"description": "Match totals, by team."})
+    reason = fields.String(
+        validate=validate.OneOf(["target", "napoleone", "cappotto"]),
+        metadata={
+            "description": "Why the match is over: `target`, the winner's total reached the "
+            "target and is the single highest (R8); `napoleone` (R9) or `cappotto` "
+            "(Cirulla, C7.4), the winner captured all ten coins in the last hand. Absent "
+            "from matches that ended before 2026-12-01."
+        },
+    )
 
 
 class RematchEventSchema(EventBaseSchema):
@@ -478,6 +538,7 @@ EVENT_SCHEMAS: dict[str, type[EventBaseSchema]] = {
     EventKind.REDEAL: RedealEventSchema,
     EventKind.DEAL: DealEventSchema,
     EventKind.DEALER_BONUS: DealerBonusEventSchema,
+    EventKind.DECLARATION: DeclarationEventSchema,
     EventKind.MOVE: MoveEventSchema,
     EventKind.HAND_OVER: HandOverEventSchema,
     EventKind.MATCH_OVER: MatchOverEventSchema,
