@@ -362,3 +362,16 @@ def test_every_query_parameter_an_operation_reads_is_in_the_spec() -> None:
         assert names <= {p["name"] for p in parameters if p["in"] == "query"}, path
     events = spec["paths"]["/v1/games/{game_id}/events"]["get"]["parameters"]
     assert "If-None-Match" in {p["name"] for p in events if p["in"] == "header"}
+
+
+def test_a_logged_stream_event_is_valid_however_a_parser_names_its_type() -> None:
+    """The stream sends no `event:` line with a logged event: an SSE parser gives it
+    the type "message" (an EventSource does, and so does schemathesis), or none. Both
+    are the spec's "Logged" event, and only that one."""
+    spec = json.loads(SPEC.read_text())
+    stream = spec["paths"]["/v1/games/{game_id}/stream"]["get"]["responses"]["200"]
+    schema = stream["content"]["text/event-stream"]["schema"]
+    members = {m["title"]: validator(spec, m) for m in schema["oneOf"]}
+    data = json.dumps({"type": "match_started", "seq": 0})
+    for parsed in ({"id": "0", "data": data}, {"event": "message", "id": "0", "data": data}):
+        assert [t for t, v in members.items() if v.is_valid(parsed)] == ["Logged"], parsed
