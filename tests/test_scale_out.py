@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 import redis
 import requests
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from service.api.breaker import GuardedConnection
 from service.engine.replay import comparable, replay
@@ -434,3 +436,23 @@ def test_a_planned_failover_after_a_write_pause_loses_nothing(sentinels: Any) ->
         assert set(statuses) <= {200, 201, 503}, statuses
         assert_ended_correctly(sentinels.url, finished, bases)
     print(f"planned switch {before} -> {after[0]}: {dict(statuses)}")
+
+
+def test_a_reply_that_came_too_late_is_never_read_as_the_next_one(sentinels: Any) -> None:
+    """A read that times out on a connection to Sentinel's master drops the connection:
+    the late reply goes with it, and the next command gets its own. (redis-py's own
+    Sentinel connection kept it: the next command read the late reply as its own, an
+    HMGET getting a WAIT's count in the failover test.)"""
+    # As the app's: a broken connection is retried, a timeout is not.
+    retry = Retry(NoBackoff(), 2, supported_errors=(redis.exceptions.ConnectionError,))
+    client = connections.connect(sentinels.url, socket_timeout=0.2, retry=retry)
+    assert isinstance(client, redis.Redis)
+    client.set("late-reply-test", "its own value")
+    with pytest.raises(redis.exceptions.TimeoutError), client.pipeline(False) as pipe:
+        pipe.get("late-reply-test")
+        pipe.blpop(["nothing-comes-here"], timeout=1)  # answers nil after 1 s: too late
+        pipe.execute()
+    time.sleep(1.2)  # the nil has come by now, to whichever connection asked
+    for _ in range(3):  # (the pool hands out the connection the pipeline gave back)
+        assert client.get("late-reply-test") == "its own value"
+    connections.close(client)

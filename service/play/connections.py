@@ -41,6 +41,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 from redis.connection import (
+    SENTINEL,
     AbstractConnection,
     Connection,
     SSLConnection,
@@ -70,10 +71,11 @@ FORMS = (
 
 class SentinelMasterConnection(SentinelManagedConnection):
     """A connection to the master a Sentinel names, that asks the sentinels where the
-    master is at every connection. (redis-py's own asks them when a pool hands the
-    connection out, but a connection that broke and reconnects by itself, as a thread's
-    single-connection client does, reconnects to the address it had: after a failover,
-    to the old master, now a replica that refuses every write.)"""
+    master is at every connection, and drops itself when a reply does not come in time.
+    (redis-py's own asks them when a pool hands the connection out, but a connection
+    that broke and reconnects by itself, as a thread's single-connection client does,
+    reconnects to the address it had: after a failover, to the old master, now a
+    replica that refuses every write.)"""
 
     def connect_check_health(
         self, check_health: bool = True, retry_socket_connect: bool = True
@@ -82,6 +84,26 @@ class SentinelMasterConnection(SentinelManagedConnection):
         self.host, self.port = self.connection_pool.get_master_address()
         super().connect_check_health(
             check_health=check_health, retry_socket_connect=retry_socket_connect
+        )
+
+
+    def read_response(
+        self,
+        disable_decoding: bool = False,
+        *,
+        timeout: float | object = SENTINEL,
+        disconnect_on_error: bool | None = True,
+        push_request: bool | None = False,
+    ) -> Any:
+        # redis-py's SentinelManagedConnection defaults disconnect_on_error to False
+        # (every other connection: True), so a read that timed out left its reply to
+        # come on a connection that went back to the pool, and the next command there
+        # read it as its own. Disconnecting drops the late reply with the socket.
+        return super().read_response(
+            disable_decoding=disable_decoding,
+            timeout=timeout,
+            disconnect_on_error=disconnect_on_error,
+            push_request=push_request,
         )
 
 
