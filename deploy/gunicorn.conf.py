@@ -29,7 +29,9 @@ import tempfile
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = "gthread"
+# gthread's worker, gunicorn's own error pages (for requests that are not valid HTTP)
+# sent as RFC 9457 problems: service/serving.py.
+worker_class = "service.serving.ProblemThreadWorker"
 threads = int(os.environ.get("GUNICORN_THREADS", "4")) + int(
     os.environ.get("STREAMS_PER_WORKER", "200")
 )
