@@ -389,3 +389,36 @@ def test_computer_players_play_whole_matches(level: str) -> None:
             code = bot.choose(knowledge_of(match, match.turn), match.hand.legal_codes(), rng)
             events += match.push(moves_of([code])[0])
         assert comparable(replay(events).to_dict()) == comparable(match.to_dict())
+
+
+class TestComputerPlayersDeclare:
+    """C3: a computer seat declares at its first turn of a deal when it may: greedy and
+    expert always (the best declaration, as C3.5 picks it), random half the time."""
+
+    def test_greedy_and_expert_declare_the_best(self) -> None:
+        from service.bots.declaring import choose_declaration
+
+        offered = declarations(cards("7C 2D 3S"))
+        rng = random.Random(1)
+        for level in ("greedy", "expert"):
+            assert choose_declaration(level, offered, rng) == Declaration(BUONA, 4)
+        assert choose_declaration("greedy", [], rng) is None
+        picks = {choose_declaration("random", offered, rng) for _ in range(200)}
+        assert None in picks and len(picks) > 2  # sometimes not, and any of them
+
+    def test_a_match_of_computer_players_declares_over_the_service_steps(self) -> None:
+        """Through the play layer the service runs: computer seats declare as they play
+        a whole match, and the log, declarations included, replays exactly."""
+        from service.play import BotSettings, Setup, create
+
+        created = create(
+            Setup(variant="cirulla", bots=["greedy", "expert"], seed=5),
+            BotSettings(time_limit_seconds=30, expert_budget_ms=2),
+        )
+        events = created.events
+        assert created.game.playing.status is Status.FINISHED
+        match_events = [e for e in events if e["type"] != "seat_joined"]
+        assert of_type(match_events, "declaration"), "no seat ever declared"
+        assert comparable(replay(match_events).to_dict()) == comparable(
+            created.game.playing.to_dict()
+        )

@@ -86,7 +86,6 @@ class SentinelMasterConnection(SentinelManagedConnection):
             check_health=check_health, retry_socket_connect=retry_socket_connect
         )
 
-
     def read_response(
         self,
         disable_decoding: bool = False,

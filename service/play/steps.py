@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..bots import make_bot
+from ..bots.declaring import choose_declaration
 from ..engine import Card, Event, EventKind, Match, Rules, Status, parse_cards
 from ..engine.cards import codes
 from ..engine.match import moves_of
@@ -454,8 +455,12 @@ def _bots_move(
         level = game.bots[seat]
         assert level is not None
         bot = make_bot(level, budget_ms=settings.expert_budget_ms)
+        rng = _bot_rng(match)
+        declared = choose_declaration(level, match.legal_declarations(), rng)
+        if declared is not None:  # (Cirulla, C3: the turn goes on)
+            events += match.declare(seat, declared.kind, declared.matta_as)
         legal = match.hand.legal_codes()
-        code = bot.choose(knowledge_of(match, seat), legal, _bot_rng(match))
+        code = bot.choose(knowledge_of(match, seat), legal, rng)
         events += match.push(moves_of([code])[0])
     return events
 

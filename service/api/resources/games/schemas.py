@@ -450,8 +450,7 @@ class DeclarationEventSchema(EventBaseSchema):
     kind = fields.String(
         validate=validate.OneOf([k.value for k in DeclarationKind]),
         metadata={
-            "description": "`buona`: three cards worth 9 or less; `decino`: three of a "
-            "kind (C3.1)."
+            "description": "`buona`: three cards worth 9 or less; `decino`: three of a kind (C3.1)."
         },
     )
     matta_as = Integer(
