@@ -26,6 +26,7 @@ from __future__ import annotations
 import secrets
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 import redis
@@ -226,17 +227,22 @@ class GameStore:
                 f"{acknowledged} of the {self.replicas} replicas required answered"
             )
 
+    def _read(self, *command: str) -> Any:
+        """One read command's reply; with :attr:`replicas` set, confirmed in the same
+        round trip (see :meth:`_confirm`)."""
+        if not self.replicas:
+            return self.redis.execute_command(*command)
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.execute_command(*command)
+            pipe.wait(self.replicas, self._replica_timeout_ms)
+            reply, acknowledged = pipe.execute()
+        self._confirm(acknowledged)
+        return reply
+
     def load(self, game_id: str) -> Game:
         """The game as last committed, with the length its event log had then;
         GameNotFoundError if there is none."""
-        if self.replicas:
-            with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hmget(key_for(game_id), ["v", "s", "n"])
-                pipe.wait(self.replicas, self._replica_timeout_ms)
-                (version, state, logged), acknowledged = pipe.execute()
-            self._confirm(acknowledged)
-        else:
-            version, state, logged = self.redis.hmget(key_for(game_id), ["v", "s", "n"])
+        version, state, logged = self._read("HMGET", key_for(game_id), "v", "s", "n")
         if version is None or state is None:
             raise GameNotFoundError(game_id)
         if logged is None:  # committed before the hash kept the log's length
@@ -322,8 +328,7 @@ class GameStore:
     def earlier_answer(self, game_id: str, request: IdempotentRequest) -> Answer | None:
         """The answer kept for ``request`` by an earlier commit to the game, or None;
         raises IdempotencyKeyReusedError when its key answered another request."""
-        stored = self.redis.hget(key_for(game_id), request.field)
-        self._confirm()
+        stored = self._read("HGET", key_for(game_id), request.field)
         return None if stored is None else request.replay(str(stored))
 
     def claim_creation(self, request: IdempotentRequest, game_id: str) -> str:
