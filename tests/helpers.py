@@ -176,6 +176,17 @@ def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [event for event in events if event["type"] == kind]
 
 
+def random_turn(match: Match, rng: random.Random) -> list[dict[str, Any]]:
+    """The seat to play makes a random legal move; in Cirulla, when it may declare, it
+    first declares half the time (any legal declaration). Returns the events."""
+    events: list[dict[str, Any]] = []
+    offered = match.legal_declarations()
+    if offered and match.turn is not None and rng.random() < 0.5:
+        chosen = rng.choice(offered)
+        events += match.declare(match.turn, chosen.kind, chosen.matta_as)
+    return events + match.push(rng.choice(match.legal_moves()))
+
+
 def play_randomly_until(match: Match, rng: random.Random, stop: str) -> list[dict[str, Any]]:
     """Play random legal moves until an event of type ``stop``; return every event."""
     seen: list[dict[str, Any]] = []

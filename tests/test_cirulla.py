@@ -13,21 +13,20 @@ import pytest
 from service.engine import DECK, Card, Match, Rules, Status, match_view
 from service.engine.errors import IllegalMoveError
 from service.engine.masks import cards_of, mask_of
-from service.engine.moves import Declaration, DeclarationKind
+from service.engine.moves import Declaration, DeclarationKind, best_declaration
 from service.engine.replay import comparable, replay
 from service.engine.variants import VARIANTS, get_variant
 from service.engine.variants.cirulla import (
     CaptureKind,
     Cirulla,
     TableBonus,
-    auto_declaration,
     bonus_lines,
     capture_kind,
     declarations,
     fewest_cards,
     table_bonus,
 )
-from tests.helpers import of_type, position
+from tests.helpers import of_type, position, random_turn
 
 CIRULLA = Cirulla()
 BUONA, DECINO = DeclarationKind.BUONA, DeclarationKind.DECINO
@@ -68,7 +67,7 @@ class TestDealing:
         assert table_bonus(cards("1D 2S 5C 7B")) == TableBonus(1)
         assert table_bonus(cards("10D 9S 5C 6B")) == TableBonus(2)
         assert table_bonus(cards("1D 2S 5C 8B")) == TableBonus(0)
-        assert CIRULLA.dealer_bonus(cards("1D 2S 5C 7B")) == 1
+        assert CIRULLA.table_bonus(cards("1D 2S 5C 7B"), Rules()) == (1, None)
 
     def test_the_matta_on_the_table_counts_as_what_makes_30_else_15(self) -> None:
         """C2.3: 7C counts as any value 1-10: the one making 30 if there is one, else 15."""
@@ -160,10 +159,10 @@ class TestDeclarations:
 
     def test_auto_declare_picks_the_decino_else_the_highest_matta(self) -> None:
         """C3.5 (option `auto_declare`)."""
-        assert auto_declaration(cards("7C 2D 3S")) == Declaration(BUONA, 4)
-        assert auto_declaration(cards("7C 2D 2S")) == Declaration(DECINO, 2)
-        assert auto_declaration(cards("1D 2S 3C")) == Declaration(BUONA)
-        assert auto_declaration(cards("10D 9S 8C")) is None
+        assert best_declaration(declarations(cards("7C 2D 3S"))) == Declaration(BUONA, 4)
+        assert best_declaration(declarations(cards("7C 2D 2S"))) == Declaration(DECINO, 2)
+        assert best_declaration(declarations(cards("1D 2S 3C"))) == Declaration(BUONA)
+        assert best_declaration(declarations(cards("10D 9S 8C"))) is None
 
     @pytest.mark.parametrize("size", [0, 1, 2])
     def test_only_three_cards_declare(self, size: int) -> None:
@@ -338,11 +337,7 @@ class TestTheMatch:
             rng = random.Random(seed)
             match, events = Match.new(variant="cirulla", players=players, seed=seed)
             while match.status is Status.PLAYING:
-                offered = match.legal_declarations()
-                if offered and rng.random() < 0.5:
-                    chosen = rng.choice(offered)
-                    events += match.declare(match.turn or 0, chosen.kind, chosen.matta_as)
-                events += match.push(rng.choice(match.legal_moves()))
+                events += random_turn(match, rng)
                 for viewer in range(players):
                     view = match_view(match, viewer)
                     for seat in view["seats"]:

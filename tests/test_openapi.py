@@ -18,7 +18,7 @@ from service.api.resources.games.schemas import EVENT_SCHEMAS
 from service.bots import BOT_LEVELS
 from service.engine import DECK, VARIANTS, EventKind, Match, Rules, Status, event_view
 from service.engine.match import Event
-from tests.helpers import Table
+from tests.helpers import Table, random_turn
 
 SPEC = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 
@@ -180,11 +180,7 @@ def whole_match(variant: str, seed: int, rules: Rules | None = None) -> Iterator
     rng = random.Random(seed)
     match, events = Match.new(variant=variant, seed=seed, rules=rules)
     while match.status is Status.PLAYING:
-        declarations = match.legal_declarations()
-        if declarations and rng.random() < 0.5:
-            chosen = rng.choice(declarations)
-            events += match.declare(match.turn or 0, chosen.kind, chosen.matta_as)
-        events += match.push(rng.choice(match.legal_moves()))
+        events += random_turn(match, rng)
     return viewed(events, match.players)
 
 

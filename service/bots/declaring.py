@@ -13,16 +13,10 @@ from __future__ import annotations
 
 import random
 
-from ..engine.moves import Declaration, DeclarationKind
+from ..engine.moves import Declaration, best_declaration
 
 #: The chance the random player declares when it may.
 RANDOM_DECLARES = 0.5
-
-
-def best(declarations: list[Declaration]) -> Declaration:
-    """The declaration worth the most: a decino before a buona; the matta worth the
-    most (C3.5, as the service declares with ``auto_declare``)."""
-    return max(declarations, key=lambda d: (d.kind is DeclarationKind.DECINO, d.matta_as or 0))
 
 
 def choose_declaration(
@@ -30,8 +24,8 @@ def choose_declaration(
 ) -> Declaration | None:
     """What the computer player of ``level`` declares among ``declarations`` (the legal
     ones, at its first turn of a deal), or None to play on without declaring."""
-    if not declarations:
-        return None
     if level == "random":
-        return rng.choice(declarations) if rng.random() < RANDOM_DECLARES else None
-    return best(declarations)
+        if not declarations or rng.random() >= RANDOM_DECLARES:
+            return None
+        return rng.choice(declarations)
+    return best_declaration(declarations)  # as auto_declare does (C3.5)

@@ -24,7 +24,7 @@ from .errors import (
 )
 from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, move_code
 from .masks import BIT, cards_of, mask_of
-from .moves import Declaration, DeclarationKind, Move
+from .moves import Declaration, DeclarationKind, Move, best_declaration
 from .rules import Rules
 from .scoring import SideScore, score_piles
 from .states import EventKind, Status
@@ -297,9 +297,8 @@ class Match:
         decino before the buona, the matta worth the most it can."""
         if not self.rules.auto_declare or self.turn is None:
             return
-        legal = self.legal_declarations()
-        if legal:
-            best = max(legal, key=lambda d: (d.kind is DeclarationKind.DECINO, d.matta_as or 0))
+        best = best_declaration(self.legal_declarations())
+        if best is not None:
             events.append(self._declare(self.turn, best))
 
     def legal_moves(self, seat: int | None = None) -> list[Move]:

@@ -73,3 +73,11 @@ class Declaration:
 
     def to_dict(self) -> dict[str, str | int | None]:
         return {"kind": self.kind.value, "matta_as": self.matta_as}
+
+
+def best_declaration(declarations: list[Declaration]) -> Declaration | None:
+    """The declaration worth the most (C3.5): a decino before a buona, the matta worth
+    the most it can; None when there is none."""
+    if not declarations:
+        return None
+    return max(declarations, key=lambda d: (d.kind is DeclarationKind.DECINO, d.matta_as or 0))

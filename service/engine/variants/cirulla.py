@@ -112,10 +112,6 @@ class Cirulla(Variant):
         """C2.2: two or more aces on the table (the kings of R3.3 do not count)."""
         return (table & ACES).bit_count() >= 2
 
-    def dealer_bonus(self, table: int) -> int:
-        """C2.3 (without the `table_low` option): see :func:`table_bonus`."""
-        return table_bonus(table).scopas
-
     def table_bonus(self, table: int, rules: Rules) -> tuple[int, int | None]:
         found = table_bonus(table, table_low=rules.table_low)
         return found.scopas, found.matta_as
@@ -226,15 +222,6 @@ def declarations(hand: int) -> list[Declaration]:
     return [Declaration(DeclarationKind.BUONA, value) for value in range(1, min(room, 10) + 1)]
 
 
-def auto_declaration(hand: int) -> Declaration | None:
-    """C3.5 (option `auto_declare`): the declaration the engine makes for a seat: the
-    decino, else the buona with the matta worth the most it can."""
-    found = declarations(hand)
-    if not found:
-        return None
-    return max(found, key=lambda d: (d.kind is DeclarationKind.DECINO, d.matta_as or 0))
-
-
 def bonus_lines(pile: int, *, piccola_max: int = DEFAULT_PICCOLA_MAX) -> BonusLines:
     """C7.2 grande: 8D, 9D and 10D, 5 points. C7.3 piccola: 1D, 2D and 3D, 3 points,
     one more for each coin extending the run from the ace, up to ``piccola_max``. C7.4
@@ -254,7 +241,6 @@ __all__ = [
     "CaptureKind",
     "Cirulla",
     "TableBonus",
-    "auto_declaration",
     "bonus_lines",
     "capture_kind",
     "declarations",
