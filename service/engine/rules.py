@@ -76,6 +76,12 @@ OPTIONS: dict[str, Option] = {
             "sum could (C4.6); captures by 15 are not limited.",
         ),
         Option(
+            "matta_keeps_value",
+            False,
+            "Cirulla: the value a seat gave the `7C` in its declaration stays on it for the "
+            "rest of the hand, in its hand and on the table, until it is captured (C5.2).",
+        ),
+        Option(
             "piccola_max",
             6,
             "Cirulla: the longest run of coins the piccola counts, 3 to 10 (C7.3).",
@@ -90,7 +96,14 @@ OPTIONS: dict[str, Option] = {
 }
 #: The options only Cirulla takes, which a stored or reported rule set leaves out while
 #: they stand at their defaults.
-CIRULLA_OPTIONS = ("table_low", "auto_declare", "fewest_cards", "piccola_max", "cappotto")
+CIRULLA_OPTIONS = (
+    "table_low",
+    "auto_declare",
+    "fewest_cards",
+    "matta_keeps_value",
+    "piccola_max",
+    "cappotto",
+)
 COMMON_OPTIONS = ("re_bello", "napola", "napoleone", "forced_capture")
 
 
@@ -106,6 +119,7 @@ class Rules:
     table_low: bool = False
     auto_declare: bool = False
     fewest_cards: bool = False
+    matta_keeps_value: bool = False
     piccola_max: int = 6
     cappotto: bool = True
 
