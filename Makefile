@@ -23,7 +23,7 @@ NODE_BIN = $(NODE_TOOLS)/node_modules/.bin
 HAVE_NPM := $(shell command -v npm 2>/dev/null)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -162,6 +162,11 @@ BUDGET ?= 50
 SEED ?= 1
 tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2 BUDGET=50 ms SEED=1)
 	$(VENV_PY) -m tests.bench.tournament --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED)
+
+LEVEL ?= greedy
+PLAYERS ?= 2
+declaring: $(STAMP) ## Cirulla: declaring whenever one may vs never, seat-swapped (LEVEL=greedy PLAYERS=2 DEALS=1000)
+	$(VENV_PY) -m tests.bench.declaring --level $(LEVEL) --players $(PLAYERS) --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED)
 
 # The *.so: extension modules a compiler may have left beside the sources (`make compile`
 # builds in build/mypyc, but mypyc run by hand builds in place, where they would shadow

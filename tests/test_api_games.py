@@ -200,7 +200,7 @@ class TestViews:
         response = table.client.get(table.url("/legal-moves"), headers=table.auth(waiting))
         assert response.status_code == 200
         assert response.headers["ETag"] == '"1"'
-        assert response.get_json() == {"seat": waiting, "moves": []}
+        assert response.get_json() == {"seat": waiting, "moves": [], "declarations": []}
 
         body = table.client.get(table.url("/legal-moves"), headers=table.auth(turn)).get_json()
         assert body["seat"] == turn

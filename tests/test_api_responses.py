@@ -16,6 +16,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask.testing import FlaskClient
 from marshmallow import fields
 
+from service.api import examples
 from service.api.resources.games.schemas import GameViewSchema
 from service.api.responses import ResponseSchema
 from service.engine import VARIANTS
@@ -98,7 +99,13 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
     assert created.status_code == 201
     assert hasty.post(f"/v1/games/{created.get_json()['id']}/bots").status_code == 200
     position = {"hand": ["7D", "3C", "10B"], "table": ["4S", "7C"]}
+    cirulla = Table(client)
+    cirulla.create(**examples.CIRULLA_CREATE)  # Ana holds a buona
+    declared = client.post(
+        cirulla.url("/declarations"), json={"declare": "buona"}, headers=cirulla.auth(0)
+    )
     requests = [
+        declared,
         client.get("/v1/variants"),
         client.get("/v1/cards?lang=it"),
         client.get("/healthz"),

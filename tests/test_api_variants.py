@@ -17,6 +17,7 @@ ALL_CARDS = [f"{value}{suit}" for suit in "DCSB" for value in range(1, 11)]
 ALL = [
     "scopa",
     "asso_piglia_tutto",
+    "cirulla",
     "escoba",
     "scopa_di_quindici",
     "scopone",
@@ -28,6 +29,7 @@ OTHERS = [v for v in ALL if v != "scopone_scientifico"]
 EXPECTED: dict[str, dict[str, Any]] = {
     "scopa": {"players": [2, 3, 4, 6], "target": 11, "hand": 3, "table": 4},
     "asso_piglia_tutto": {"players": [2, 3, 4, 6], "target": 11, "hand": 3, "table": 4},
+    "cirulla": {"players": [2, 3, 4], "target": 51, "hand": 3, "table": 4},
     "escoba": {"players": [2, 3, 4, 6], "target": 21, "hand": 3, "table": 4},
     "scopa_di_quindici": {"players": [2, 3, 4, 6], "target": 11, "hand": 3, "table": 4},
     "scopone": {"players": [4], "target": 11, "hand": 9, "table": 4},
@@ -107,6 +109,19 @@ class TestVariantList:
         wanted = dict(COMMON_OPTIONS)
         if name == "scopone_scientifico":
             wanted["dealer_last_sweep"] = ("boolean", False)
+        if name == "cirulla":  # docs/rules.md C9
+            wanted |= {
+                "table_low": ("boolean", False),
+                "auto_declare": ("boolean", False),
+                "fewest_cards": ("boolean", False),
+                "matta_keeps_value": ("boolean", False),
+                "piccola_max": ("integer", 6),
+                "cappotto": ("boolean", True),
+            }
+            assert (options["piccola_max"]["minimum"], options["piccola_max"]["maximum"]) == (
+                3,
+                10,
+            )
         assert {k: (o["type"], o["default"]) for k, o in options.items()} == wanted
         assert options["forced_capture"]["choices"] == ["card", "any"]
         assert all(o["description"] for o in options.values())
@@ -140,7 +155,9 @@ class TestVariantList:
     def test_every_option_listed_is_accepted(self, client: FlaskClient, name: str) -> None:
         described = variants(client)[name]
         rules = {
-            o["name"]: (o["choices"][-1] if o["type"] == "string" else True)
+            o["name"]: {"string": o.get("choices", [""])[-1], "integer": o.get("maximum")}.get(
+                o["type"], True
+            )
             for o in described["options"]
         }
         response = client.post("/v1/games", json={"variant": name, "rules": rules})
@@ -248,7 +265,7 @@ class TestRefused:
         problem(client.post("/v1/games", json=body), 422, "/problems/validation")
 
     def test_an_unknown_variant(self, client: FlaskClient) -> None:
-        body = {"variant": "cirulla"}  # R10.7: being built, not offered yet
+        body = {"variant": "briscola"}  # not a game of the family
         errors = problem(client.post("/v1/games", json=body), 422, "/problems/validation")["errors"]
         assert list(errors) == ["variant"]
 
@@ -297,7 +314,7 @@ def test_a_match_of_each_variant_is_played_to_the_end(client: FlaskClient, name:
     assert len(first_deals) == len(hands)
     bonuses = [e for e in events if e["type"] == "dealer_bonus"]
     assert all(e["seat"] == d["dealer"] for e in bonuses for d in deals if d["hand"] == e["hand"])
-    if name != "escoba":
+    if name not in ("escoba", "cirulla"):  # R10.3, C2.3
         assert bonuses == []
 
 
@@ -374,6 +391,15 @@ class TestStatelessLegalMoves:
                 ("5D", ("5S",), False),
                 ("1S", ("10B", "1C", "4C", "5S"), True),
             },
+            # C4.1 the single 5 before sums of 5, C4.2 any set making 15, C4.3 no
+            # sweep with an ace on the table
+            "cirulla": {
+                ("5D", ("5S",), False),
+                ("5D", ("10B",), False),
+                ("5D", ("1C", "4C", "5S"), False),
+                ("1S", ("1C",), False),
+                ("1S", ("10B", "4C"), False),
+            },
         }
         assert legal_moves(client, **body) == expected[name]
 
@@ -408,12 +434,16 @@ class TestStatelessScore:
         assert response.status_code == 200, response.get_json()
         first, second = response.get_json()["teams"]
         assert first["primiera"] == 21 + 21 + 18 + 16
+        # Cirulla's own lines are there, and score nothing here (C7.2-C7.3)
+        cirulla = {"dealer_bonus": 0, "declarations": 0, "grande": 0, "piccola": 0}
+        extra = cirulla if name == "cirulla" else {}
         assert first["points"] == {
             "cards": 1,
             "coins": 1,
             "settebello": 1,
             "primiera": 1,
             "scopas": 1,
+            **extra,
         }
         assert second["primiera"] is None
         assert second["points"] == {
@@ -422,6 +452,7 @@ class TestStatelessScore:
             "settebello": 0,
             "primiera": 0,
             "scopas": 2,
+            **extra,
         }
         assert [first["total"], second["total"]] == [5, 2]
 

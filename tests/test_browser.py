@@ -666,6 +666,118 @@ def test_the_readme_screenshot(people: Callable[..., Person], live_service: Live
     assert png_size(README_SCREENSHOT) == README_SIZE, "run with UPDATE_SCREENSHOT=1"
 
 
+def test_cirulla_declaring_through_the_page(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Cirulla (docs/rules.md C3): Ana, first to play, holds the 7C with 2S and 3B, a buona
+    whatever the 7C counts as from 1 to 4; Bruno, a greedy computer player, holds a buona
+    too. She declares through the page, choosing what the 7C counts as (after a refusal,
+    shown as errors are), sees her cards marked and her points, plays a card, and sees
+    Bruno's declared cards face up by his seat."""
+    first = ["7C", "2S", "3B", "2B", "2C", "5S", "4D", "3C", "6C", "1S"]
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={
+            "variant": "cirulla",
+            "seats": [{"name": "Ana"}, {"name": "Bruno", "bot": "greedy"}],
+            "deck": first + [card for card in README_DECK if card not in first],
+            "first_dealer": 1,
+        },
+        timeout=10,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+
+    ana = people("Ana")
+    ana.open()
+    ana.page.wait_for_selector("#setup:not([hidden])")
+    # The form offers Cirulla, for 2 to 4 players, to 51.
+    ana.page.select_option("#setup-form [name=variant]", "cirulla")
+    players = ana.page.eval_on_selector_all(
+        "#setup-form [name=players] option", "els => els.map(e => e.value)"
+    )
+    assert players == ["2", "3", "4"]
+    assert ana.page.input_value("#setup-form [name=target]") == "51"
+    seats = json.dumps({game_id: {"token": token, "seat": 0}})
+    ana.page.evaluate("(seats) => localStorage.setItem('scopa.seats', seats)", seats)
+    ana.open(f"/play?game={game_id}")
+    ana.page.wait_for_selector("#game[data-ready=true]")
+    assert ana.cards("#hand") == ["2S", "3B", "7C"]
+
+    # One declaration, the 7C's value to choose: 1 to 4, the highest first.
+    ana.page.wait_for_selector("#declare:not([hidden])")
+    button = "#declare-list button[data-declare=buona]"
+    assert ana.page.inner_text(button) == "Declare buona (3 points)"
+    menu = "#declare-list select[name=matta_as]"
+    values = ana.page.eval_on_selector_all(f"{menu} option", "els => els.map(e => e.value)")
+    assert values == ["1", "2", "3", "4"]
+    assert ana.page.input_value(menu) == "4"
+    assert "Seven of cups counts as" in ana.page.inner_text("#declare-list")
+
+    # A refusal (problem+json) is shown as any error is, and the choice stays offered.
+    refusal = {"type": "/problems/illegal-move", "title": "Illegal move", "status": 422}
+    refusal["detail"] = "you declared already in this deal: play a card"
+    ana.allowed = re.compile(r"status of 422")
+    ana.page.route(
+        re.compile(r"/v1/games/[^/]+/declarations$"),
+        lambda route: route.fulfill(
+            status=422, content_type="application/problem+json", body=json.dumps(refusal)
+        ),
+    )
+    ana.page.click(button)
+    ana.page.wait_for_selector("#error:not([hidden])")
+    assert ana.page.inner_text("#error") == f"Something went wrong: {refusal['detail']}"
+    ana.page.wait_for_selector("#game[data-ready=true] #declare:not([hidden])")
+    ana.page.unroute(re.compile(r"/v1/games/[^/]+/declarations$"))
+    ana.allowed = None
+
+    # Declared, the 7C as 2: still her turn, her cards marked, her points shown.
+    seq = ana.seq()
+    ana.page.select_option(menu, "2")
+    ana.page.click(button)
+    ana.wait_for_seq_after(seq)
+    ana.page.wait_for_selector("#game[data-ready=true]")
+    assert ana.page.is_hidden("#declare")
+    assert ana.page.is_hidden("#error")
+    marked = ana.page.eval_on_selector_all(
+        "#hand .card.declared", "els => els.map(e => e.dataset.card)"
+    )
+    assert marked == ["2S", "3B", "7C"]
+    assert ana.page.inner_text("#me .declared-points").strip() == "· declared: 3"
+    status = ana.page.inner_text("#status")
+    assert "Ana declared a buona" in status and "Seven of cups counts as 2." in status
+    view = api_view(live_service, game_id, token)
+    assert (view["turn"], view["seats"][0]["exposed"]) == (0, ["2S", "3B", "7C"])
+    assert view["seats"][0]["declared_points"] == 3
+    log = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+    declared = [e for e in log["events"] if e["type"] == "declaration"]
+    assert [(e["seat"], e["kind"], e["matta_as"]) for e in declared] == [(0, "buona", 2)]
+    ana.screenshot("cirulla-declared")
+
+    # She plays a card; Bruno declares his buona and plays: what he has left is face up.
+    played = ana.play(live_service)
+    his = "#opponents .exposed[data-seat='1']"
+    wait_until(lambda: len(ana.cards(his)) == 2, what="Bruno's declared cards")
+    ana.page.wait_for_selector("#game[data-ready=true]")
+    view = api_view(live_service, game_id, token)
+    assert ana.cards(his) == view["seats"][1]["exposed"]
+    assert len(view["seats"][1]["exposed"]) == 2
+    assert ana.labels(his) == [names(live_service, "en")[c] for c in view["seats"][1]["exposed"]]
+    bruno = "#opponents .seat[data-seat='1']"
+    assert ana.page.inner_text(f"{bruno} .declared-points").strip() == "· declared: 3"
+    assert ana.page.eval_on_selector_all(f"{bruno} .backs .back", "els => els.length") == 0
+    marked = ana.page.eval_on_selector_all(
+        "#hand .card.declared", "els => els.map(e => e.dataset.card)"
+    )
+    assert (
+        marked
+        == view["seats"][0]["exposed"]
+        == [c for c in ["2S", "3B", "7C"] if c != played["card"]]
+    )
+    assert ana.page.is_hidden("#declare")  # one declaration a deal
+    ana.screenshot("cirulla-bruno-declared")
+    ana.assert_clean()
+
+
 def png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()[:24]
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"

@@ -6,17 +6,21 @@ score lines beyond Scopa's. The match engine plays them once the variant is wire
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from typing import Any
 
 import pytest
 
 from service.engine import DECK, Card, Match, Rules, Status, match_view
 from service.engine.errors import IllegalMoveError
-from service.engine.masks import cards_of, mask_of
+from service.engine.hand import Hand
+from service.engine.masks import BIT, VALUE, cards_of, indices, mask_of
+from service.engine.match import moves_of
 from service.engine.moves import Declaration, DeclarationKind, best_declaration
 from service.engine.replay import comparable, replay
 from service.engine.variants import VARIANTS, get_variant
 from service.engine.variants.cirulla import (
+    MATTA,
     CaptureKind,
     Cirulla,
     TableBonus,
@@ -26,14 +30,25 @@ from service.engine.variants.cirulla import (
     fewest_cards,
     table_bonus,
 )
+from service.engine.views import knowledge_of
 from tests.helpers import of_type, position, random_turn
 
 CIRULLA = Cirulla()
+BIT_MATTA = BIT[MATTA]
 BUONA, DECINO = DeclarationKind.BUONA, DeclarationKind.DECINO
 
 
 def cards(codes: str) -> int:
     return mask_of(Card.parse(code) for code in codes.split())
+
+
+def cards_list(codes: str) -> list[Card]:
+    return [Card.parse(code) for code in codes.split()]
+
+
+def bits_of(mask: int) -> list[int]:
+    """The bits of ``mask``, one per card."""
+    return [BIT[i] for i in indices(mask)]
 
 
 def captures(card: str, table: str) -> list[str]:
@@ -46,11 +61,11 @@ def kind(card: str, capture: str, table: str) -> CaptureKind | None:
     return capture_kind(Card.parse(card).index, cards(capture) if capture else 0, cards(table))
 
 
-def test_the_engine_plays_it_and_the_service_does_not_offer_it_yet() -> None:
-    """Being built (docs/rules.md R10.7): the engine plays it; the service's variants,
-    which the API offers, leave it out until its contract is done (issue 14)."""
-    assert "cirulla" not in VARIANTS and isinstance(get_variant("cirulla"), Cirulla)
-    assert CIRULLA.player_counts == (2, 3, 4) and CIRULLA.default_target == 51  # C1.2, C8.1
+def test_the_service_offers_it() -> None:
+    """R10.7: Cirulla is one of the variants the service plays, for 2 to 4 players
+    (C1.2), to 51 (C8.1)."""
+    assert VARIANTS["cirulla"] is get_variant("cirulla") and isinstance(CIRULLA, Cirulla)
+    assert CIRULLA.player_counts == (2, 3, 4) and CIRULLA.default_target == 51
 
 
 class TestDealing:
@@ -417,3 +432,388 @@ class TestComputerPlayersDeclare:
         assert comparable(replay(match_events).to_dict()) == comparable(
             created.game.playing.to_dict()
         )
+
+
+# -- option matta_keeps_value (C5.2) ---------------------------------------------------------
+
+KEEPS = Rules(matta_keeps_value=True)
+
+
+def kept_value(index: int, kept: int) -> int:
+    """C5.2 written out plainly: the matta counts as ``kept`` (0: as a 7)."""
+    return kept if kept and index == MATTA else VALUE[index]
+
+
+def brute_captures(card: int, table: int, kept: int, fewest: bool) -> set[int]:
+    """C4.1-C4.3, C4.6 by trying every set of table cards, the matta worth ``kept``."""
+    value = kept_value(card, kept)
+    on = list(indices(table))
+    if value == 1 and all(kept_value(i, kept) != 1 for i in on):
+        return {table} if table else set()  # C4.3
+    matched = any(kept_value(i, kept) == value for i in on)
+    found: set[int] = set()
+    sums: list[int] = []
+    for size in range(1, len(on) + 1):
+        for combo in combinations(on, size):
+            total = sum(kept_value(i, kept) for i in combo)
+            mask = sum(1 << i for i in combo)
+            if total == 15 - value or (size == 1 and total == value):
+                found.add(mask)
+            elif total == value and not matched:
+                sums.append(mask)
+    if fewest and sums:
+        least = min(m.bit_count() for m in sums)
+        sums = [m for m in sums if m.bit_count() == least]
+    return found | set(sums)
+
+
+def brute_moves(held: int, table: int, kept: int, fewest: bool) -> set[int]:
+    """Every legal coded move (forced_capture "card"): each capture of each card, and a
+    card that captures nothing laid."""
+    moves: set[int] = set()
+    for card in indices(held):
+        found = brute_captures(card, table, kept, fewest)
+        moves |= {m << 6 | card for m in found} if found else {card}
+    return moves
+
+
+def brute_kind(card: int, capture: int, table: int, kept: int) -> str | None:
+    """C4.4 written out plainly, the matta worth ``kept``."""
+    if not capture:
+        return None
+    value = kept_value(card, kept)
+    if value == 1 and capture == table and all(kept_value(i, kept) != 1 for i in indices(table)):
+        return "ace_sweep"
+    total = sum(kept_value(i, kept) for i in indices(capture))
+    if total == 15 - value:
+        return "fifteen"
+    return "match" if capture.bit_count() == 1 else "sum"
+
+
+def takes(match: Match, card: str) -> list[str]:
+    """What ``card`` may take now in ``match`` (the seat to play's legal moves)."""
+    return sorted(
+        " ".join(c.code for c in move.captured)
+        for move in match.legal_moves()
+        if move.card.code == card and move.capture
+    )
+
+
+def kept_position(
+    hands: list[str], table: str, rules: Rules = KEEPS, matta_as: int = 0, **kwargs: Any
+) -> Match:
+    """A Cirulla position (seat 0 to play, seat 1 dealing), the matta keeping ``matta_as``
+    (0: none) as a declaration earlier in the hand would have left it."""
+    match = position(hands, table, variant="cirulla", rules=rules, **kwargs)
+    match.hand.matta_as = matta_as
+    return match
+
+
+class TestTheMattaKeepsItsValue:
+    """C5.2 (option `matta_keeps_value`): the value the 7C was declared as stays on it,
+    in the hand and on the table, until it is captured."""
+
+    def test_declared_as_4_it_captures_as_a_4(self) -> None:
+        """C5.2: after the buona 7C 2S 3B with the 7C as 4, the 7C takes a 4, or cards
+        adding up to 4 (a sum) or to 11 (by fifteen); played, it says which."""
+        match = kept_position(["7C 2S 3B", "9C 10D 10S"], "4D 6S 10B")
+        match.declare(0, BUONA, 4)
+        assert match.hand.matta_as == 4 and match_view(match, 1)["matta_as"] == 4
+        assert takes(match, "7C") == ["4D"]  # as a 7 it would take nothing here
+        match = kept_position(["7C 2S 3B", "9C 10D 10S"], "1S 3C 5B 6B")
+        match.declare(0, BUONA, 4)
+        assert takes(match, "7C") == ["1S 3C", "5B 6B"]  # 4, and 11 by fifteen
+        _, events = match.play(0, Card.parse("7C"), [Card.parse("5B"), Card.parse("6B")])
+        assert events[0]["kind"] == "fifteen"
+        assert match.hand.matta_as == 0  # captured (with the cards it took): it ends
+
+    def test_the_capture_kinds_read_the_kept_value(self) -> None:
+        """C5.2, C4.4: the kind of a capture by or of the matta counts it at its kept value."""
+
+        def kind_kept(card: str, capture: str, table: str, kept: int) -> CaptureKind | None:
+            index = Card.parse(card).index
+            return capture_kind(index, cards(capture) if capture else 0, cards(table), kept)
+
+        assert kind_kept("7C", "4D", "4D 6S 10B", 4) is CaptureKind.MATCH
+        assert kind_kept("7C", "1S 3C", "1S 3C 5B 6B", 4) is CaptureKind.SUM
+        assert kind_kept("7C", "5B 6B", "1S 3C 5B 6B", 4) is CaptureKind.FIFTEEN
+        assert kind_kept("7C", "1S 6B", "1S 3C 5B 6B", 0) is CaptureKind.SUM  # a 7
+        assert kind_kept("9C", "5B 7C", "2D 5B 7C 10S", 4) is CaptureKind.SUM
+        assert kind_kept("9C", "2D 7C", "2D 5B 7C 10S", 4) is CaptureKind.FIFTEEN
+        assert kind_kept("7C", "5D 6S 9B", "5D 6S 9B", 1) is CaptureKind.ACE_SWEEP
+        assert kind_kept("1S", "7C", "5D 7C 9B", 1) is CaptureKind.MATCH
+        assert kind_kept("1S", "5D 7C 9B", "5D 7C 9B", 0) is CaptureKind.ACE_SWEEP
+        assert kind_kept("4D", "", "5D 7C 9B", 4) is None
+        assert CIRULLA.capture_kind(Card.parse("1S").index, cards("7C"), cards("7C 5D"), 1) == (
+            "match"
+        )
+
+    def test_laid_it_is_taken_as_a_4_and_a_7_no_longer_takes_it(self) -> None:
+        """C5.2: on the table the 7C is a 4 for every capture: a 4 takes it alone, a 9
+        takes it with a 5 (4 + 5, a sum) or with a 2 (4 + 2 + 9 = 15), and a 7 never
+        takes it; once captured it keeps nothing more."""
+        match = kept_position(["7C 2S 3B", "4S 7D 9C"], "2D 5B 10S")
+        match.declare(0, BUONA, 4)
+        assert takes(match, "7C") == []  # 4: no 4, no sum of 4, nothing adding up to 11
+        _, events = match.play(0, Card.parse("7C"), [])
+        assert events[0]["kind"] is None and match.hand.matta_as == 4
+        assert match_view(match, None)["matta_as"] == 4  # public: spectators see it too
+        assert takes(match, "4S") == ["2D 5B 7C", "7C"]  # a match, or 4 + 2 + 5 + 4 = 15
+        assert takes(match, "7D") == ["2D 5B"]  # the sum of 7 only: 7C is no 7 any more
+        assert takes(match, "9C") == ["2D 7C", "5B 7C"]
+        _, events = match.play(1, Card.parse("9C"), [Card.parse("5B"), Card.parse("7C")])
+        assert events[0]["kind"] == "sum"
+        assert match.hand.matta_as == 0 and match_view(match, 0)["matta_as"] is None
+
+    def test_on_the_table_it_counts_for_every_sum_and_fifteen(self) -> None:
+        """C5.2: the 7C kept as 4 beside four real 4s is a fifth card of value 4: an 8
+        takes any two of the five (as a 7, the 7C alone makes 15 with the 8, and only the
+        real 4s pair up); a 6 takes it with a 5 (4 + 5 + 6 = 15)."""
+        table = cards("4D 4C 4S 4B 7C")
+        pairs = CIRULLA.capture_masks(Card.parse("8D").index, table, matta_as=4)
+        assert sorted(pairs) == sorted(a | b for a, b in combinations(bits_of(table), 2))
+        plain = CIRULLA.capture_masks(Card.parse("8D").index, table)  # a 7: the 8 makes 15
+        assert sorted(plain) == sorted(
+            [cards("7C")] + [a | b for a, b in combinations(bits_of(cards("4D 4C 4S 4B")), 2)]
+        )
+        six = Card.parse("6D").index
+        assert CIRULLA.capture_masks(six, cards("5B 7C 10S"), matta_as=4) == [cards("5B 7C")]
+        assert CIRULLA.capture_options(Card.parse("4S"), [Card.parse("7C")], matta_as=4) == [
+            (Card.parse("7C"),)
+        ]
+
+    def test_declared_as_an_ace_it_sweeps_and_on_the_table_it_is_an_ace(self) -> None:
+        """C5.2, C4.3: the 7C kept as an ace takes the whole table when no ace is on it
+        (a scopa); on the table it is an ace, so an ace played then does not sweep: it
+        takes the 7C by match, or cards adding up to 14."""
+        match = kept_position(["7C 2S 3B", "1S 4D 8C"], "5D 6S 9B")
+        match.declare(0, BUONA, 1)
+        assert takes(match, "7C") == ["5D 6S 9B"]  # its only capture
+        _, events = match.play(0, Card.parse("7C"), cards_list("5D 6S 9B"))
+        assert events[0]["kind"] == "ace_sweep" and events[0]["scopa"] is True
+        assert match.hand.matta_as == 0
+        laid = kept_position(["1S 4D", "2S 3B"], "7C 5D 9B", matta_as=1)
+        assert takes(laid, "1S") == ["5D 9B", "7C"]
+        _, events = laid.play(0, Card.parse("1S"), cards_list("7C"))
+        assert events[0]["kind"] == "match" and laid.hand.matta_as == 0
+        plain = kept_position(["1S 4D", "2S 3B"], "7C 5D 9B")  # no value kept: a 7
+        assert takes(plain, "1S") == ["5D 7C 9B"]
+        with_ace = kept_position(["7C 2S", "3B 4D"], "1D 5D 9B", matta_as=1)
+        assert takes(with_ace, "7C") == ["1D", "5D 9B"]  # an ace on the table: no sweep
+
+    def test_fewest_cards_counts_it_at_its_kept_value(self) -> None:
+        """C5.2, C4.6: an 8 on 7C (as 4) 1S 2D 2B 3C: no two cards make 8, so the sums of
+        three stay (7C 1S 3C, 7C 2D 2B) and the sum of four goes."""
+        rules = Rules(matta_keeps_value=True, fewest_cards=True)
+        match = kept_position(["8D", "9C"], "7C 1S 2D 2B 3C", rules=rules, matta_as=4)
+        found = takes(match, "8D")
+        assert "1S 3C 7C" in found and "2D 2B 7C" in found and "1S 2D 2B 3C" not in found
+        assert {cards(" ".join(f.split())) << 6 | Card.parse("8D").index for f in found} == (
+            brute_moves(cards("8D"), cards("7C 1S 2D 2B 3C"), 4, fewest=True)
+        )
+        match.hand.matta_as = 0  # a 7: 7C 1S is a sum of two, the only one kept
+        assert "1S 7C" in takes(match, "8D") and "1S 2D 2B 3C" not in takes(match, "8D")
+
+    def test_the_primiera_still_counts_it_21(self) -> None:
+        """C5.2: kept as 2, the 7C takes the 2D; in the pile it is still the 7 of cups,
+        21 for cups: 16 + 21 + 16 + 16 = 69 beats 63 (as a 2 it would make 60)."""
+        match = kept_position(
+            ["7C", "9B"], "2D", matta_as=2, piles=["1D 1S 1B", "6C 5D 5S 5B"], last_capturer=1
+        )
+        assert takes(match, "7C") == ["2D"]
+        match.play(0, Card.parse("7C"), cards_list("2D"))
+        _, events = match.play(1, Card.parse("9B"))
+        (over,) = of_type(events, "hand_over")
+        primiera = [team["points"]["primiera"] for team in over["score"]["teams"]]
+        assert primiera == [1, 0]
+
+    def test_it_ends_at_the_end_of_the_hand(self) -> None:
+        """C5.2: left on the table, the 7C keeps its value to the end of the hand, then
+        goes with the remainder; the next hand starts with none."""
+        match = kept_position(["2S", "3B"], "7C 10D", matta_as=4)
+        match.play(0, Card.parse("2S"))  # 2: nothing to take (4 + 10 = 14, not 13)
+        assert match.hand.matta_as == 4
+        _, events = match.play(1, Card.parse("3B"), cards_list("2S 10D"))
+        assert of_type(events, "hand_over") and match.hand_number == 2
+        assert match.hand.matta_as == 0 and match_view(match, 0)["matta_as"] is None
+
+    def test_without_the_option_the_matta_is_a_seven(self) -> None:
+        """C5.1: the declaration gives it a value for the declaration only."""
+        match = kept_position(["7C 2S 3B", "9C 10D 10S"], "1S 3C 5B 6B", rules=Rules())
+        match.declare(0, BUONA, 4)
+        assert match.hand.matta_as == 0 and takes(match, "7C") == ["1S 6B", "3C 5B"]
+        assert "matta_as" not in match_view(match, 0) and "matta_as" not in match.to_dict()
+        assert knowledge_of(match, 0).matta_as is None
+
+    def test_a_dealers_bonus_never_sets_it(self) -> None:
+        """C5.2, C2.3: the 7C counted as 6 for the dealer's 15 keeps nothing."""
+        match, events = new_match("2D 3S 5C  10D 10S 9C  7C 2B 3C 4B", KEEPS)
+        assert of_type(events, "dealer_bonus")[0]["matta_as"] == 6
+        assert match.hand.matta_as == 0 and match_view(match, 0)["matta_as"] is None
+
+    def test_auto_declare_sets_it(self) -> None:
+        """C5.2, C3.5: a declaration the service makes keeps the value it gave."""
+        rules = Rules(matta_keeps_value=True, auto_declare=True)
+        match, _ = new_match("7C 2D 3S  2C 2S 2B  4B 6B 8B 9B", rules)
+        assert match.hand.matta_as == 4 and takes(match, "7C") == ["4B"]  # as a 7: the 8B
+        assert match_view(match, 1)["matta_as"] == 4
+
+    def test_it_is_stored_and_read_back(self) -> None:
+        """C5.2: Match.to_dict keeps the value, from_dict gives it back; a match stored
+        before the option existed has none."""
+        match = kept_position(["7C 2S 3B", "4S 7D 9C"], "2D 5B 10S")
+        match.declare(0, BUONA, 4)
+        match.play(0, Card.parse("7C"), [])
+        stored = match.to_dict()
+        assert stored["matta_as"] == 4
+        again = Match.from_dict(stored)
+        assert again.hand.matta_as == 4 and again.hand.legal_codes() == match.hand.legal_codes()
+        assert again.to_dict() == stored
+        del stored["matta_as"]
+        assert Match.from_dict(stored).hand.matta_as == 0
+
+    def test_what_a_seat_knows_and_the_worlds_it_imagines_keep_it(self) -> None:
+        """C5.2: the kept value is public (the declaration showed it): the knowledge of
+        every seat holds it, and so do the positions the computer players build."""
+        from service.bots.worlds import sample_world
+
+        match = kept_position(["7C 2S 3B", "4S 7D 9C"], "2D 5B 10S")
+        match.declare(0, BUONA, 4)
+        match.play(0, Card.parse("7C"), [])
+        knowledge = knowledge_of(match, 1)
+        assert knowledge.matta_as == 4
+        known = Hand.from_knowledge(knowledge)
+        assert known.matta_as == 4 and known.legal_codes() == match.hand.legal_codes()
+        assert known.copy().matta_as == 4
+        world = sample_world(knowledge, random.Random(1))
+        assert world.matta_as == 4 and sorted(world.legal_codes()) == sorted(
+            match.hand.legal_codes()
+        )
+
+    def test_positions_from_outside_a_match_take_it(self) -> None:
+        """C5.2: the legal moves of a hand on a table, and a hint's knowledge, may say
+        what the 7C keeps."""
+        from service.engine import legal_moves_in
+        from service.engine.views import position_knowledge
+
+        def moves(matta_as: int | None) -> list[tuple[str, list[str]]]:
+            found = legal_moves_in(
+                CIRULLA, KEEPS, cards_list("7C 9B"), cards_list("4D 6S"), matta_as
+            )
+            return sorted((m.card.code, [c.code for c in m.captured]) for m in found)
+
+        assert moves(4) == [("7C", ["4D"]), ("9B", ["6S"])]
+        assert moves(None) == [("7C", []), ("9B", ["6S"])]  # a 7: nothing to take
+        knowledge = position_knowledge(
+            CIRULLA, KEEPS, seat=0, players=2, dealer=1, hand=cards_list("7C 9B"),
+            table=cards_list("4D 6S"), piles=[[], []], scopas=[0, 0], hand_counts=[2, 3],
+            last_capturer=None, matta_as=4,
+        )  # fmt: skip
+        assert knowledge.matta_as == 4
+        assert moves_of(Hand.from_knowledge(knowledge).legal_codes())[0].captured == (
+            cards_list("4D")
+        )
+
+    @pytest.mark.parametrize("players", [2, 3, 4])
+    def test_whole_matches_play_by_the_kept_value_and_replay_exactly(self, players: int) -> None:
+        """C5.2, C4: random play with random declarations (so random kept values), half
+        the matches with `fewest_cards`: at every turn the legal moves are exactly those
+        that trying every set of table cards gives with the matta at its kept value, and
+        each move's kind too; the log replays to the same match."""
+        kept_turns = 0
+        for seed in range(6):
+            rules = Rules(matta_keeps_value=True, fewest_cards=bool(seed % 2))
+            rng = random.Random(seed)
+            match, events = Match.new(variant="cirulla", players=players, seed=seed, rules=rules)
+            while match.status is Status.PLAYING:
+                offered = match.legal_declarations()
+                if offered and match.turn is not None and rng.random() < 0.9:
+                    chosen = rng.choice(offered)
+                    events += match.declare(match.turn, chosen.kind, chosen.matta_as)
+                hand = match.hand
+                assert hand.turn is not None
+                kept, table, held = hand.matta_as, hand.table, hand.hands[hand.turn]
+                assert not kept or not any(pile & BIT_MATTA for pile in hand.piles)
+                if kept and (table | held) & BIT_MATTA:
+                    kept_turns += 1
+                legal = hand.legal_codes()
+                assert sorted(legal) == sorted(brute_moves(held, table, kept, rules.fewest_cards))
+                code = rng.choice(legal)
+                produced = match.push(moves_of([code])[0])
+                assert produced[0]["kind"] == brute_kind(code & 63, code >> 6, table, kept)
+                assert match_view(match, 0)["matta_as"] == (match.hand.matta_as or None)
+                events += produced
+            assert comparable(replay(events).to_dict()) == comparable(match.to_dict())
+        assert kept_turns  # the matta played at its kept value (more: the test below)
+
+    @pytest.mark.parametrize("fewest", [False, True])
+    def test_random_positions_capture_by_the_kept_value(self, fewest: bool) -> None:
+        """C5.2, C4: random tables and hands, the matta on the table or in the hand and
+        keeping a random value: the legal moves are those that trying every set of table
+        cards gives, and each capture's kind is the plain reading of C4.4."""
+        rng = random.Random(fewest)
+        rules = Rules(matta_keeps_value=True, fewest_cards=fewest)
+        deck = [i for i in range(40) if i != MATTA]
+        for trial in range(1500):
+            rng.shuffle(deck)
+            on_table = rng.randrange(9)
+            table = sum(BIT[i] for i in deck[:on_table])
+            held = sum(BIT[i] for i in deck[on_table : on_table + rng.randrange(1, 4)])
+            if trial % 2:
+                table |= BIT_MATTA
+            else:
+                held |= BIT_MATTA
+            kept = rng.randrange(1, 11)
+            hand = Hand(CIRULLA, rules, hands=[held, 0], table=table, matta_as=kept)
+            legal = hand.legal_codes()
+            assert sorted(legal) == sorted(brute_moves(held, table, kept, fewest))
+            for code in legal:
+                found = CIRULLA.capture_kind(code & 63, code >> 6, table, kept)
+                assert found == brute_kind(code & 63, code >> 6, table, kept)
+
+
+@pytest.mark.parametrize("level", ["greedy", "expert"])
+def test_computer_players_play_with_the_kept_value(level: str) -> None:
+    """C5.2: the greedy and expert players play whole matches with the option (every
+    declaration made, so the matta keeps a value in most hands); the logs replay."""
+    from service.bots import make_bot
+
+    kept_turns = 0
+    for players in (2, 4):
+        bot, rng = make_bot(level, 2), random.Random(players)
+        rules = Rules(auto_declare=True, matta_keeps_value=True)
+        match, events = Match.new(variant="cirulla", players=players, seed=players, rules=rules)
+        while match.status is Status.PLAYING:
+            assert match.turn is not None
+            kept_turns += bool(match.hand.matta_as)
+            legal = match.hand.legal_codes()
+            code = bot.choose(knowledge_of(match, match.turn), legal, rng)
+            assert code in legal
+            events += match.push(moves_of([code])[0])
+        assert comparable(replay(events).to_dict()) == comparable(match.to_dict())
+    assert kept_turns > 0
+
+
+def test_the_fast_greedy_policy_is_the_greedy_bot_with_the_kept_value() -> None:
+    """C5.2: the expert's playouts model the greedy player exactly when the matta keeps
+    a value too (which tables laying a card leaves sweepable reads it)."""
+    from service.bots.greedy import GreedyBot
+    from service.bots.playout import greedy_code, greedy_ranking, sweepable_cache
+
+    greedy, rng = GreedyBot(), random.Random(11)
+    rules = Rules(auto_declare=True, matta_keeps_value=True)
+    checked = 0
+    for seed in range(8):
+        match, _ = Match.new(variant="cirulla", players=2 + seed % 3, seed=seed, rules=rules)
+        cache = sweepable_cache(match.variant)
+        while match.status is Status.PLAYING and match.hand_number < 5:
+            seat = match.turn
+            assert seat is not None
+            legal = match.hand.legal_codes()
+            if match.hand.matta_as:
+                expected = greedy.choose(knowledge_of(match, seat), legal, rng)
+                assert greedy_code(match.hand, legal, cache) == expected
+                assert greedy_ranking(match.hand, legal, cache)[0] == expected
+                checked += 1
+            match.push(moves_of([rng.choice(legal)])[0])
+    assert checked > 20

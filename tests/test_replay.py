@@ -30,7 +30,10 @@ def random_rules(variant: str, rng: random.Random) -> Rules:
     for name in VARIANTS[variant].options:
         option = OPTIONS[name]
         if rng.random() < 0.3:
-            options[name] = rng.choice(option.choices) if option.choices else True
+            if option.choices:
+                options[name] = rng.choice(option.choices)
+            else:
+                options[name] = rng.randint(*option.bounds) if option.bounds else True
     return Rules.from_dict(options)
 
 

@@ -965,6 +965,7 @@ class TestOptions:
             table_low=True,
             auto_declare=True,
             fewest_cards=True,
+            matta_keeps_value=True,
             piccola_max=7,
             cappotto=False,
         )

@@ -122,3 +122,7 @@ def test_a_generated_typescript_client_plays_a_whole_match(
     assert [team["score"] for team in view["teams"]] == result["scores"]
     assert max(result["scores"]) >= view["target"]
     assert result["logged"] > 2 * result["moves"]  # both seats' moves, deals, scores
+    # Cirulla: Ana declared what she could, three cards face up each time (C3.4)
+    cirulla = result["cirulla"]
+    assert cirulla["status"] == "finished" and cirulla["declared"] > 0
+    assert cirulla["shown"] == 3 * cirulla["declared"]

@@ -2,6 +2,7 @@
 of the README. Ana creates a match against Bruno, a `greedy` computer player, from a
 given deck; she reads her view and her legal moves, plays the settebello without saying
 what it takes (422: it can take two ways), then says which; Bruno answers at once.
+And the same two at Cirulla, where Ana declares her cards before she plays.
 
 Every value is what the service answers (but the game id and Ana's token, which are
 random): tests/test_openapi.py replays the exchange and compares, and checks every example
@@ -39,9 +40,12 @@ RULES = {
 TEAMS = [{"team": 0, "seats": [0], "score": 0}, {"team": 1, "seats": [1], "score": 0}]
 
 
-def _seats(ana: tuple[int, int], bruno: tuple[int, int]) -> list[dict[str, Any]]:
-    """The seats of a view, from each seat's (cards in hand, cards captured)."""
-    return [
+def _seats(
+    ana: tuple[int, int], bruno: tuple[int, int], **cirulla: list[Any]
+) -> list[dict[str, Any]]:
+    """The seats of a view, from each seat's (cards in hand, cards captured); in
+    Cirulla, each seat's ``exposed`` cards and ``declared_points`` (a list by seat)."""
+    seats: list[dict[str, Any]] = [
         {
             "seat": seat,
             "name": name,
@@ -54,6 +58,10 @@ def _seats(ana: tuple[int, int], bruno: tuple[int, int]) -> list[dict[str, Any]]
         }
         for seat, (name, bot, counts) in enumerate([("Ana", None, ana), ("Bruno", "greedy", bruno)])
     ]
+    for key, by_seat in cirulla.items():
+        for seat, value in zip(seats, by_seat, strict=True):
+            seat[key] = value
+    return seats
 
 
 def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
@@ -169,6 +177,48 @@ GAME_NOT_FOUND = {
     "detail": "No game has this id: it never existed, or it expired after a long pause.",
 }
 
+#: Cirulla (docs/rules.md C3): Ana, dealt 2S 3C 4B, worth 9, declares a buona before
+#: she plays; her cards go face up and it is still her turn.
+CIRULLA_FIRST = ["3C", "2S", "4B", "10S", "5B", "9C", "4D", "3B", "6C", "1S"]
+CIRULLA_CREATE = {
+    **CREATE,
+    "variant": "cirulla",
+    "deck": CIRULLA_FIRST + [card for card in DECK if card not in CIRULLA_FIRST],
+}
+CIRULLA_RULES = {
+    **RULES,
+    "table_low": False,
+    "auto_declare": False,
+    "fewest_cards": False,
+    "matta_keeps_value": False,
+    "piccola_max": 6,
+    "cappotto": True,
+}
+DECLARE = {"declare": "buona"}
+ANA_HAND = ["2S", "3C", "4B"]
+DECLARED = {
+    "declaration": {
+        "type": "declaration",
+        "seq": 2,
+        "hand": 1,
+        "seat": 0,
+        "kind": "buona",
+        "matta_as": None,
+        "cards": ANA_HAND,
+        "points": 3,
+    },
+    "state": _view(
+        2,
+        0,
+        seq=2,
+        variant="cirulla",
+        target=51,
+        rules=CIRULLA_RULES,
+        hand=ANA_HAND,
+        seats=_seats((3, 0), (3, 0), exposed=[ANA_HAND, []], declared_points=[3, 0]),
+    ),
+}
+
 #: Ana's first position, for the endpoints that take a position in the body.
 POSITION = {"hand": ["3C", "7D", "10S"], "table": ["1S", "3B", "4D", "6C"]}
 PILES = {
@@ -206,6 +256,7 @@ SCORE = {
 REQUESTS: dict[str, Any] = {
     "createGame": CREATE,
     "playMove": MOVE,
+    "declare": DECLARE,
     "joinGame": {"name": "Carla", "code": "K7M2QXPA4R"},
     "positionLegalMoves": POSITION,
     "getPositionHint": {**POSITION, "dealer": 1},
@@ -215,9 +266,10 @@ REQUESTS: dict[str, Any] = {
 ANSWERS: dict[str, dict[int, Any]] = {
     "createGame": {201: CREATED},
     "getGame": {200: _view(1, 0), 404: GAME_NOT_FOUND},
-    "listLegalMoves": {200: {"seat": 0, "moves": LEGAL_MOVES}},
+    "listLegalMoves": {200: {"seat": 0, "moves": LEGAL_MOVES, "declarations": []}},
     "playMove": {200: MOVED, 422: AMBIGUOUS},
+    "declare": {200: DECLARED},
     "getEventLog": {200: EVENT_LOG},
-    "positionLegalMoves": {200: {"moves": LEGAL_MOVES}},
+    "positionLegalMoves": {200: {"moves": LEGAL_MOVES, "declarations": []}},
     "scoreHand": {200: SCORE},
 }

@@ -159,8 +159,16 @@ class StrictSchema(ma.Schema):
         ordered = True
 
 
-def _option_field(option: Option) -> fields.Field:
-    metadata = {"description": option.description}
+def _option_field(option: Option, *, cirulla: bool = False) -> fields.Field:
+    """A rule option's field. Cirulla's have no default here: left out, they are left
+    out of the stored rules too, which keep only what differs from the defaults."""
+    metadata: dict[str, Any] = {"description": option.description}
+    if cirulla:
+        metadata["default"] = option.default
+        if option.bounds:
+            low, high = option.bounds
+            return Integer(validate=validate.Range(low, high), metadata=metadata)
+        return Boolean(metadata=metadata)
     if option.choices:
         return fields.String(
             load_default=option.default,
@@ -179,6 +187,12 @@ class RulesSchema(StrictSchema):
     napoleone = _option_field(OPTIONS["napoleone"])
     forced_capture = _option_field(OPTIONS["forced_capture"])
     dealer_last_sweep = _option_field(OPTIONS["dealer_last_sweep"])
+    table_low = _option_field(OPTIONS["table_low"], cirulla=True)
+    auto_declare = _option_field(OPTIONS["auto_declare"], cirulla=True)
+    fewest_cards = _option_field(OPTIONS["fewest_cards"], cirulla=True)
+    matta_keeps_value = _option_field(OPTIONS["matta_keeps_value"], cirulla=True)
+    piccola_max = _option_field(OPTIONS["piccola_max"], cirulla=True)
+    cappotto = _option_field(OPTIONS["cappotto"], cirulla=True)
 
 
 def RulesField() -> fields.Nested:  # noqa: N802
@@ -191,6 +205,36 @@ def check_rules_fit(data: dict[str, Any]) -> None:
     problem = get_variant(data["variant"]).check_rules(Rules.from_dict(data["rules"]))
     if problem:
         raise ma.ValidationError(problem + ".", field_name="rules")
+
+
+def KeptMatta() -> fields.Integer:  # noqa: N802
+    """The value Cirulla's 7C keeps in a position (option ``matta_keeps_value``)."""
+    return Integer(
+        allow_none=True,
+        validate=validate.Range(1, 10),
+        metadata={
+            "description": "Cirulla with the option `matta_keeps_value` only: the value a "
+            "declaration gave the `7C`, in the hand or on the table, which it keeps until "
+            "captured (docs/rules.md C5.2); leave it out or null when it keeps none."
+        },
+    )
+
+
+def check_kept_matta(data: dict[str, Any]) -> None:
+    """Raise a ValidationError on ``matta_as`` where the position's rules give the 7C no
+    kept value (C5.2), or where the 7C is in neither the hand nor the table."""
+    if data.get("matta_as") is None:
+        return
+    if not Rules.from_dict(data["rules"]).matta_keeps_value:
+        raise ma.ValidationError(
+            "The 7C keeps a value only in Cirulla with the option matta_keeps_value (C5.2).",
+            field_name="matta_as",
+        )
+    if "7C" not in data["hand"] and "7C" not in data["table"]:
+        raise ma.ValidationError(
+            "The 7C is in neither the hand nor the table: it keeps no value here.",
+            field_name="matta_as",
+        )
 
 
 def check_no_repeats(groups: dict[str, list[list[str]]]) -> None:

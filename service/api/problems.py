@@ -23,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine import (
     AmbiguousMoveError,
+    IllegalDeclarationError,
     IllegalMoveError,
     InvalidSetupError,
     MatchOverError,
@@ -71,6 +72,7 @@ class ProblemType(StrEnum):
     VERSION_MISMATCH = "/problems/version-mismatch"
     ILLEGAL_MOVE = "/problems/illegal-move"
     AMBIGUOUS_MOVE = "/problems/ambiguous-move"
+    ILLEGAL_DECLARATION = "/problems/illegal-declaration"
     IDEMPOTENCY_KEY_REUSED = "/problems/idempotency-key-reused"
     INVALID_SETUP = "/problems/invalid-setup"
     HAND_IN_PROGRESS = "/problems/hand-in-progress"
@@ -140,6 +142,11 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
     ProblemType.AMBIGUOUS_MOVE: (
         "Ambiguous move",
         "The card can capture in several ways; say which in `capture`.",
+    ),
+    ProblemType.ILLEGAL_DECLARATION: (
+        "Illegal declaration",
+        "The rules do not allow this declaration now (Cirulla, docs/rules.md C3); "
+        "`GET legal-moves` lists those that are.",
     ),
     ProblemType.IDEMPOTENCY_KEY_REUSED: (
         "Idempotency key reused",
@@ -303,6 +310,7 @@ def _storage_down(error: Exception) -> Problem:
 PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
     Problem: lambda problem: problem,
     IllegalMoveError: _illegal,
+    IllegalDeclarationError: lambda e: Problem(422, ProblemType.ILLEGAL_DECLARATION, str(e)),
     NotYourTurnError: lambda e: Problem(409, ProblemType.NOT_YOUR_TURN, f"Not your turn: {e}."),
     MatchOverError: lambda e: Problem(
         409, ProblemType.MATCH_OVER, "The match has finished: no more moves."

@@ -3,8 +3,11 @@ side's score for a hand."""
 
 from __future__ import annotations
 
-from marshmallow import fields
+from typing import Any
 
+from marshmallow import fields, validate
+
+from ..engine.moves import Declaration, DeclarationKind
 from .fields import Boolean, Card, Cards, Integer
 from .responses import ResponseSchema
 
@@ -13,6 +16,47 @@ class LegalMoveSchema(ResponseSchema):
     card = Card()
     capture = Cards("The table cards this move takes; empty when the card is laid.")
     sweep = Boolean(metadata={"description": "The move clears the table."})
+
+
+def DeclarationKindField(**kwargs: Any) -> fields.String:  # noqa: N802
+    """What a Cirulla declaration is (docs/rules.md C3.1)."""
+    return fields.String(
+        validate=validate.OneOf([k.value for k in DeclarationKind]),
+        metadata={
+            "description": "`buona`: three cards worth 9 or less, 3 points; `decino`: three "
+            "of a kind, 10 points (C3.1)."
+        },
+        **kwargs,
+    )
+
+
+def MattaAs(description: str, **kwargs: Any) -> fields.Integer:  # noqa: N802
+    """The value the 7C takes in a Cirulla declaration: 1-10, or null without it."""
+    return Integer(
+        allow_none=True,
+        validate=validate.Range(1, 10),
+        metadata={"description": description},
+        **kwargs,
+    )
+
+
+class LegalDeclarationSchema(ResponseSchema):
+    """A declaration a seat may make now (Cirulla, C3): send it as it is to
+    `POST /v1/games/{id}/declarations`."""
+
+    declare = DeclarationKindField()
+    matta_as = MattaAs(
+        "The value the `7C` takes in it, 1-10 (one entry per value allowed, C3.2); null "
+        "when the `7C` is not among the cards."
+    )
+    points = Integer(metadata={"description": "What it scores: 3 for a buona, 10 for a decino."})
+
+
+def declarations_view(declarations: list[Declaration]) -> list[dict[str, Any]]:
+    """Declarations as :class:`LegalDeclarationSchema` entries."""
+    return [
+        {"declare": d.kind.value, "matta_as": d.matta_as, "points": d.points} for d in declarations
+    ]
 
 
 class PointsSchema(ResponseSchema):

@@ -36,9 +36,12 @@ def capture_key(card: int, capture: int, table: int, last_card: bool) -> tuple[i
 def lay_key(knowledge: Knowledge, card: int) -> tuple[int, ...]:
     """How much laying ``card`` gives away: lower is better."""
     table = knowledge.table | BIT[card]
-    sig = signature(table)
     variant = knowledge.variant
-    sweepable = any(table in variant.captures_by_value(value, table, sig) for value in range(1, 11))
+    kept = knowledge.matta_as or 0  # the value the 7C keeps (Cirulla, C5.2)
+    sig = variant.kept_signature(table, kept) if kept else signature(table)
+    sweepable = any(
+        table in variant.captures_by_value(value, table, sig, kept) for value in range(1, 11)
+    )
     bit = BIT[card]
     return (
         int(sweepable),

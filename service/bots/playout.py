@@ -48,12 +48,16 @@ def sweepable_cache(variant: Variant) -> dict[int, bool]:
     return _SWEEPABLE.setdefault(variant.name, {})
 
 
-def sweepable(variant: Variant, table: int, sig: int, cache: dict[int, bool]) -> bool:
+def sweepable(
+    variant: Variant, table: int, sig: int, cache: dict[int, bool], kept: int = 0
+) -> bool:
     """Could some card value take the whole ``table``? Depends only on the values on
-    it (its signature ``sig``), so it is cached by signature."""
+    it (its signature ``sig``), so it is cached by signature. While the 7C keeps a value
+    (``kept``, Cirulla's C5.2), ``sig`` is its Variant.kept_signature: the table's values
+    with the 7C's kept, and the same cache holds."""
     found = cache.get(sig)
     if found is None:
-        found = any(table in variant.captures_by_value(v, table, sig) for v in range(1, 11))
+        found = any(table in variant.captures_by_value(v, table, sig, kept) for v in range(1, 11))
         if len(cache) >= 1 << 16:
             cache.clear()
         cache[sig] = found
@@ -100,18 +104,22 @@ def greedy_code(hand: Hand, legal: list[int], cache: dict[int, bool]) -> int:
         return best_code
     lowest = 1 << 40
     variant = hand.variant
+    kept = hand.matta_as  # the value the 7C keeps (Cirulla, C5.2), or 0
     for code in legal:
         card = code & 63
         laid = table | BIT[card]
-        sig = (
-            SIG_SLICE[laid & 0x3FF]
-            + SIG_SLICE[laid >> 10 & 0x3FF]
-            + SIG_SLICE[laid >> 20 & 0x3FF]
-            + SIG_SLICE[laid >> 30]
-        )
+        if kept:
+            sig = variant.kept_signature(laid, kept)
+        else:
+            sig = (
+                SIG_SLICE[laid & 0x3FF]
+                + SIG_SLICE[laid >> 10 & 0x3FF]
+                + SIG_SLICE[laid >> 20 & 0x3FF]
+                + SIG_SLICE[laid >> 30]
+            )
         swept = cache.get(sig)
         if swept is None:
-            swept = sweepable(variant, laid, sig, cache)
+            swept = sweepable(variant, laid, sig, cache, kept)
         cost = _LAY_COST[card] + (_SWEEPABLE_W if swept else 0)
         if cost < lowest:
             lowest, best_code = cost, code
@@ -131,15 +139,16 @@ def greedy_ranking(hand: Hand, legal: list[int], cache: dict[int, bool]) -> list
         if capture:  # every capture before every lay: its key is negative
             keys[code] = -capture_worth(code & 63, capture, table, last_card)
         else:
-            keys[code] = 1 + lay_cost(hand.variant, table, code & 63, cache)
+            keys[code] = 1 + lay_cost(hand.variant, table, code & 63, cache, hand.matta_as)
     return sorted(legal, key=keys.__getitem__)
 
 
-def lay_cost(variant: Variant, table: int, card: int, cache: dict[int, bool]) -> int:
+def lay_cost(variant: Variant, table: int, card: int, cache: dict[int, bool], kept: int = 0) -> int:
     """What laying ``card`` on ``table`` gives away, as :func:`greedy_code` weighs it
-    (inline there: the playouts' hot path)."""
+    (inline there: the playouts' hot path); ``kept``: the value the 7C keeps, or 0."""
     laid = table | BIT[card]
-    swept = sweepable(variant, laid, signature(laid), cache)
+    sig = variant.kept_signature(laid, kept) if kept else signature(laid)
+    swept = sweepable(variant, laid, sig, cache, kept)
     return _LAY_COST[card] + (_SWEEPABLE_W if swept else 0)
 
 

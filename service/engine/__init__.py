@@ -6,6 +6,7 @@ Pure Python with no web or storage imports. Start with :meth:`Match.new`.
 from .cards import DECK, Card, parse_cards
 from .errors import (
     AmbiguousMoveError,
+    IllegalDeclarationError,
     IllegalMoveError,
     InvalidCardError,
     InvalidSetupError,
@@ -30,6 +31,7 @@ __all__ = [
     "Event",
     "EventKind",
     "ForcedCapture",
+    "IllegalDeclarationError",
     "IllegalMoveError",
     "InvalidCardError",
     "InvalidSetupError",

@@ -41,5 +41,10 @@ class IllegalMoveError(ScopaError):
         self.legal_captures = legal_captures or []
 
 
+class IllegalDeclarationError(IllegalMoveError):
+    """A declaration the rules do not allow now (Cirulla, docs/rules.md C3); the message
+    says what would be allowed."""
+
+
 class AmbiguousMoveError(IllegalMoveError):
     """A card with several legal captures, played without saying which one."""

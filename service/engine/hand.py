@@ -15,6 +15,7 @@ from .knowledge import Knowledge
 from .masks import BIT, SIG_SLICE, realize
 from .rules import ForcedCapture, Rules
 from .variants import Variant
+from .variants.cirulla import MATTA_BIT
 
 #: Looked up once: every Hand made (every copy a search makes) asks, and looking an
 #: enum member up is slow.
@@ -58,6 +59,7 @@ class Hand:
         "scopas",
         "last_capturer",
         "turn",
+        "matta_as",
         "_forced_any",
         "_rows",
         "_plain_scopa",
@@ -78,14 +80,16 @@ class Hand:
         scopas: Sequence[int] | None = None,
         last_capturer: int | None = None,
         hand_size: int | None = None,
+        matta_as: int = 0,
     ) -> None:
         """A position: each seat's hand (``hands[seat]``, a mask; there are as many
         seats as hands), the table (a mask), the stock (card indices in dealing order),
         the dealer and the seat to play (None once the hand's last card is played),
         each seat's captured cards (masks) and scopas (none by default), the last seat
         to capture, and the cards dealt to each seat in a round (by default the
-        variant's deal for that many players, or 0 for a count it is not played by).
-        The sequences are copied."""
+        variant's deal for that many players, or 0 for a count it is not played by),
+        and the value the matta keeps (Cirulla's option ``matta_keeps_value``, C5.2; 0,
+        the default: none). The sequences are copied."""
         players = len(hands)
         if hand_size is None:
             valid = players in variant.player_counts
@@ -107,6 +111,9 @@ class Hand:
         self.last_capturer = last_capturer
         #: The seat to play; None once the hand's last card is played.
         self.turn = turn
+        #: The value Cirulla's matta (7C) keeps from a declaration until it is captured
+        #: (option ``matta_keeps_value``, C5.2); 0: it keeps none.
+        self.matta_as = matta_as
         self._forced_any = rules.forced_capture is _FORCED_ANY
         self._rows = variant.recipe_rows
         # R5 as it stands (no variant rule to ask): checked inline on the hot path.
@@ -178,6 +185,7 @@ class Hand:
             scopas=knowledge.scopas,
             last_capturer=knowledge.last_capturer,
             hand_size=knowledge.hand_size,
+            matta_as=knowledge.matta_as or 0,
         )
 
     def copy(self) -> Hand:
@@ -197,6 +205,7 @@ class Hand:
                 scopas=self.scopas,
                 last_capturer=self.last_capturer,
                 hand_size=self.hand_size,
+                matta_as=self.matta_as,
             )
         new: Hand = _new_hand(Hand)
         new.variant = self.variant
@@ -211,6 +220,7 @@ class Hand:
         new.scopas = list(self.scopas)
         new.last_capturer = self.last_capturer
         new.turn = self.turn
+        new.matta_as = self.matta_as
         new._forced_any = self._forced_any
         new._rows = self._rows
         new._plain_scopa = self._plain_scopa
@@ -228,17 +238,22 @@ class Hand:
         card is legal only when no card can capture.
 
         The hot path of every search: the variant's capture recipes for every card are
-        looked up once by the table's signature (masks.py), and realized inline."""
+        looked up once by the table's signature (masks.py), and realized inline. While
+        the matta keeps a value (C5.2), they come from the variant's kept_row instead."""
         table = self.table
-        sig = (
-            SIG_SLICE[table & 0x3FF]
-            + SIG_SLICE[table >> 10 & 0x3FF]
-            + SIG_SLICE[table >> 20 & 0x3FF]
-            + SIG_SLICE[table >> 30]
-        )
-        row = self._rows.get(sig)
-        if row is None:
-            row = self.variant.recipe_row(sig)
+        if not self.matta_as:
+            sig = (
+                SIG_SLICE[table & 0x3FF]
+                + SIG_SLICE[table >> 10 & 0x3FF]
+                + SIG_SLICE[table >> 20 & 0x3FF]
+                + SIG_SLICE[table >> 30]
+            )
+            row = self._rows.get(sig)
+            if row is None:
+                row = self.variant.recipe_row(sig)
+        else:  # the matta keeps a value (C5.2)
+            variant = self.variant
+            row = variant.kept_row(variant.kept_signature(table, self.matta_as), self.matta_as)
         seat = self.turn
         assert seat is not None
         hand = self.hands[seat]
@@ -260,7 +275,7 @@ class Hand:
         if not codes:
             return lays
         if self._filter is not None:
-            codes = self._filter(codes)
+            codes = self._filter(codes, self.matta_as)
         if lays and not self._forced_any:
             codes += lays
         return codes
@@ -268,7 +283,8 @@ class Hand:
     def push(self, code: int) -> int:
         """Apply a coded move for the seat to play WITHOUT checking it is legal, deal the
         next round when every hand is empty, and close the hand after its last card (R6:
-        the table goes to the last capturer). Returns SCOPA | DEALT | HAND_OVER flags."""
+        the table goes to the last capturer). Returns SCOPA | DEALT | HAND_OVER flags.
+        The matta's kept value (C5.2) ends when it goes to a pile."""
         seat = self.turn
         assert seat is not None
         index = code & 63
@@ -294,11 +310,14 @@ class Hand:
             self.table = table ^ capture
             self.piles[seat] |= capture | bit
             self.last_capturer = seat
+            if self.matta_as and (capture | bit) & MATTA_BIT:
+                self.matta_as = 0
         else:
             self.table = table | bit
         if last_card:
             if self.last_capturer is not None:
                 self.piles[self.last_capturer] |= self.table
+            self.matta_as = 0  # the hand is over (C5.2)
             self.turn = None
             return flags | HAND_OVER
         if not held and not any(hands):

@@ -42,6 +42,9 @@ class Knowledge:
     #: By seat, the cards it declared and has not played, face up (Cirulla, C3.4);
     #: empty where nothing is declared.
     exposed: tuple[int, ...] = ()
+    #: The value Cirulla's matta keeps, public since it was declared (option
+    #: ``matta_keeps_value``, C5.2); None while it keeps none.
+    matta_as: int | None = None
 
     @property
     def unseen(self) -> int:

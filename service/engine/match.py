@@ -17,6 +17,7 @@ from typing import Any, Final
 from .cards import DECK, Card, codes, sorted_cards
 from .errors import (
     AmbiguousMoveError,
+    IllegalDeclarationError,
     IllegalMoveError,
     InvalidSetupError,
     MatchOverError,
@@ -51,12 +52,19 @@ def team_of_seats(players: int) -> list[int]:
 
 
 def legal_moves_in(
-    variant: Variant, rules: Rules, hand: Sequence[Card], table: Sequence[Card]
+    variant: Variant,
+    rules: Rules,
+    hand: Sequence[Card],
+    table: Sequence[Card],
+    matta_as: int | None = None,
 ) -> list[Move]:
     """Every legal move with ``hand`` on ``table`` (R4): each capture choice of each card
     is its own move; a card that can capture must (R4.3), and with
-    ``forced_capture="any"`` a card that captures nothing is legal only when no card can."""
-    position = Hand(variant, rules, hands=[mask_of(hand)], table=mask_of(table))
+    ``forced_capture="any"`` a card that captures nothing is legal only when no card can.
+    ``matta_as``: the value Cirulla's 7C keeps (C5.2), None for none."""
+    position = Hand(
+        variant, rules, hands=[mask_of(hand)], table=mask_of(table), matta_as=matta_as or 0
+    )
     return moves_of(position.legal_codes())
 
 
@@ -253,7 +261,7 @@ class Match:
         declaration = Declaration(kind, matta_as)
         legal = self.legal_declarations(seat)
         if declaration not in legal:
-            raise IllegalMoveError(self._why_no_declaration(seat, declaration, legal))
+            raise IllegalDeclarationError(self._why_no_declaration(seat, declaration, legal))
         return [self._declare(seat, declaration)]
 
     def _why_no_declaration(
@@ -270,8 +278,16 @@ class Match:
                 "your three cards make no declaration: they must be worth 9 or less, or "
                 "three of a kind (C3.1)"
             )
-        if any(d.kind == declaration.kind for d in legal):
-            allowed = ", ".join(str(d.matta_as) for d in legal if d.kind == declaration.kind)
+        same = [d for d in legal if d.kind == declaration.kind]
+        if same and same[0].matta_as is None:
+            return "the 7C is not among your cards: leave matta_as out, or send null (C3.2)"
+        if same:
+            allowed = ", ".join(str(d.matta_as) for d in same)
+            if declaration.matta_as is None:
+                return (
+                    f"say the value the 7C takes in this {declaration.kind}: matta_as may "
+                    f"be {allowed} (C3.2)"
+                )
             return (
                 f"the 7C cannot count as {declaration.matta_as} in this {declaration.kind}: "
                 f"matta_as may be {allowed} (C3.2)"
@@ -283,6 +299,8 @@ class Match:
         held = self.hand.hands[seat]
         self.exposed[seat] = held
         self.declared_points[seat] += declaration.points
+        if declaration.matta_as is not None and self.rules.matta_keeps_value:
+            self.hand.matta_as = declaration.matta_as  # until it is captured (C5.2)
         return {
             "type": EventKind.DECLARATION,
             "hand": self.hand_number,
@@ -364,12 +382,19 @@ class Match:
             return f"{card} can capture, so it must take one of the captures listed (R4.3)"
         if all(not m.capture for m in own):
             return f"{card} captures nothing here: play it with an empty capture"
-        if any(len(m.capture) == 1 for m in own) and len(capture) > 1:
+        kept = self.hand.matta_as  # the value the 7C keeps, if any (C5.2)
+        value = self.variant.card_value(card.index, kept)
+        total = sum(self.variant.card_value(c.index, kept) for c in capture)
+        single = any(
+            len(m.capture) == 1
+            and self.variant.card_value(next(iter(m.capture)).index, kept) == value
+            for m in own
+        )
+        if single and len(capture) > 1 and total == value:
             return (
-                f"a card of value {card.value} is on the table: {card} must take exactly one "
+                f"a card of value {value} is on the table: {card} must take exactly one "
                 "such card, a single match goes before any sum (R4.1)"
             )
-        total = sum(c.value for c in capture)
         return (
             f"{'+'.join(map(str, sorted_cards(capture)))} is not a capture {card} can make "
             f"(the values add up to {total}; see the captures listed)"
@@ -381,6 +406,7 @@ class Match:
         seat = self.hand.turn
         assert seat is not None
         table = self.hand.table
+        kept = self.hand.matta_as  # before the move, which may end it (C5.2)
         code = code_of(move)
         flags = self.hand.push(code)
         self.last_move = {
@@ -391,7 +417,7 @@ class Match:
         }
         variant = self.variant
         if variant.reports_capture_kind:  # (C4.4)
-            kind = variant.capture_kind(move.card.index, code_capture(code), table)
+            kind = variant.capture_kind(move.card.index, code_capture(code), table, kept)
             self.last_move["kind"] = kind
         if variant.has_declarations:
             self.exposed[seat] &= ~BIT[move.card.index]  # played: face down no more
@@ -587,6 +613,8 @@ class Match:
                 if self.variant.has_declarations or self.variant.bonus_apart
                 else {}
             ),
+            # The value the 7C keeps (Cirulla, C5.2), only with the option that keeps one.
+            **({"matta_as": self.hand.matta_as or None} if self.rules.matta_keeps_value else {}),
         }
 
     @classmethod
@@ -625,5 +653,6 @@ class Match:
             piles=data["piles"],
             scopas=data["scopas"],
             last_capturer=data["last_capturer"],
+            matta_as=data.get("matta_as") or 0,  # none in matches stored before C5.2
         )
         return match

@@ -24,6 +24,8 @@ class Option:
     default: bool | str | int
     description: str
     choices: tuple[str, ...] = ()
+    #: An integer option's least and greatest values.
+    bounds: tuple[int, int] | None = None
 
 
 #: Every rule option, in documentation order. Options not in ``COMMON_OPTIONS`` apply
@@ -85,6 +87,7 @@ OPTIONS: dict[str, Option] = {
             "piccola_max",
             6,
             "Cirulla: the longest run of coins the piccola counts, 3 to 10 (C7.3).",
+            bounds=(3, 10),
         ),
         Option(
             "cappotto",

@@ -9,6 +9,7 @@ from typing import Any
 from . import masks
 from .cards import Card, codes, sorted_cards
 from .rules import Rules
+from .variants import Variant, get_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,9 +128,47 @@ def score_piles(
     ]
 
 
+def score_sides(
+    variant: Variant,
+    piles: Sequence[int],
+    scopas: Sequence[int],
+    rules: Rules,
+    *,
+    dealer_bonus: Sequence[int] | None = None,
+    declarations: Sequence[int] | None = None,
+) -> list[SideScore]:
+    """Score one hand of ``variant`` from each side's pile (mask) and scopas: R7, and the
+    variant's own lines (Cirulla, C7: the dealer's bonus and the declarations, each
+    side's points of them, none by default; grande and piccola, from the pile)."""
+    extra: list[dict[str, int]] = []
+    for side, pile in enumerate(piles):
+        lines: dict[str, int] = {}
+        if variant.bonus_apart:
+            lines["dealer_bonus"] = dealer_bonus[side] if dealer_bonus else 0
+        if variant.has_declarations:
+            lines["declarations"] = declarations[side] if declarations else 0
+        lines.update(variant.bonus_points(pile, rules))
+        extra.append(lines)
+    return score_piles(piles, scopas, rules, extra)
+
+
 def score_hand(
-    piles: Sequence[Sequence[Card]], scopas: Sequence[int], rules: Rules
+    piles: Sequence[Sequence[Card]],
+    scopas: Sequence[int],
+    rules: Rules,
+    variant: Variant | None = None,
+    *,
+    dealer_bonus: Sequence[int] | None = None,
+    declarations: Sequence[int] | None = None,
 ) -> list[SideScore]:
     """Score one hand. ``piles[i]`` and ``scopas[i]`` are side ``i``'s captured cards and
-    scopas. Returns one :class:`SideScore` per side."""
-    return score_piles([masks.mask_of(p) for p in piles], scopas, rules)
+    scopas; ``variant`` (default: classic Scopa) and the lines as for
+    :func:`score_sides`. Returns one :class:`SideScore` per side."""
+    return score_sides(
+        variant or get_variant("scopa"),
+        [masks.mask_of(p) for p in piles],
+        scopas,
+        rules,
+        dealer_bonus=dealer_bonus,
+        declarations=declarations,
+    )

@@ -59,6 +59,9 @@ def match_view(match: Match, viewer: int | None) -> dict[str, Any]:
             exposed = match.exposed[seat["seat"]]
             seat["exposed"] = codes(sorted_cards(cards_of(exposed)))
             seat["declared_points"] = match.declared_points[seat["seat"]]
+    if match.rules.matta_keeps_value:
+        # The value the 7C keeps now (C5.2), public as the declaration that gave it.
+        view["matta_as"] = hand.matta_as or None
     if viewer is not None:
         view["hand"] = codes(match.hands[viewer])
     return view
@@ -105,6 +108,7 @@ def knowledge_of(match: Match, seat: int) -> Knowledge:
         scores=tuple(match.scores),
         target=match.target,
         exposed=tuple(match.exposed) if match.variant.has_declarations else (),
+        matta_as=hand.matta_as or None,
     )
 
 
@@ -121,11 +125,13 @@ def position_knowledge(
     scopas: Sequence[int],
     hand_counts: Sequence[int],
     last_capturer: int | None,
+    matta_as: int | None = None,
 ) -> Knowledge:
     """What ``seat``, to play, knows in a position described from outside a match (for
-    a hint): its hand, the table, each seat's pile and scopas this hand, and how many
-    cards each seat holds; the cards it has not seen are in the other hands and the
-    stock. The match score is unknown: nil."""
+    a hint): its hand, the table, each seat's pile and scopas this hand, how many cards
+    each seat holds, and the value the 7C keeps (Cirulla's C5.2; None: none); the cards
+    it has not seen are in the other hands and the stock. The match score is unknown:
+    nil."""
     seen = mask_of(hand) | mask_of(table)
     pile_masks = tuple(mask_of(p) for p in piles)
     for pile in pile_masks:
@@ -149,4 +155,5 @@ def position_knowledge(
         hand_size=variant.deal_plan(players).hand_size,
         scores=(0,) * (max(teams) + 1),
         target=variant.default_target,
+        matta_as=matta_as,
     )

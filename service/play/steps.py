@@ -24,6 +24,7 @@ from ..bots.declaring import choose_declaration
 from ..engine import Card, Event, EventKind, Match, Rules, Status, parse_cards
 from ..engine.cards import codes
 from ..engine.match import moves_of
+from ..engine.moves import DeclarationKind
 from ..engine.views import knowledge_of
 from .game import Game, Lobby, hash_token
 
@@ -382,6 +383,26 @@ def move(
     _, events = game.playing.play(seat, card, capture)
     events += _bots_move(game, settings)
     return Step(_on_the_clock(_next(game, events), time.time()), events)
+
+
+def declare(
+    game: Game,
+    seat: int,
+    kind: DeclarationKind,
+    matta_as: int | None,
+    *,
+    if_match: Collection[int] | None = None,
+) -> Step:
+    """``seat`` declares its three cards (Cirulla, docs/rules.md C3). Its turn goes on:
+    nobody else moves, and its clock keeps running from when its turn began. The one
+    event is the declaration.
+
+    Raises StaleVersionError when the game's version is not one of ``if_match`` (None:
+    any), and the engine's errors for a declaration the rules refuse."""
+    if if_match is not None and game.version not in if_match:
+        raise StaleVersionError(game.version)
+    events = game.playing.declare(seat, kind, matta_as)
+    return Step(_next(game, events), events)
 
 
 def bots_move(

@@ -47,10 +47,15 @@ const rectOf = (el) => {
   return rect.width || rect.height ? rect : null;
 };
 
-/** Where `seat`'s played card comes from: its card in your hand, or its hand of backs. */
+/** Where `seat`'s played card comes from: its card in your hand, the card it declared
+ * (face up, Cirulla), or its hand of backs. */
 function source(event, view) {
   if (event.seat === view.you) return rectOf($(`#hand [data-card="${event.card}"]`));
-  return rectOf($(`#opponents .backs[data-seat="${event.seat}"]`)) ?? rectOf($(`.seat[data-seat="${event.seat}"]`));
+  return (
+    rectOf($(`#opponents .exposed[data-seat="${event.seat}"] [data-card="${event.card}"]`)) ??
+    rectOf($(`#opponents .backs[data-seat="${event.seat}"]`)) ??
+    rectOf($(`.seat[data-seat="${event.seat}"]`))
+  );
 }
 
 /**
@@ -68,7 +73,7 @@ export async function animateMove(event, before, after, faces, draw) {
     return;
   }
   // A capture: over the cards it takes, they light up, all go to the taker's pile.
-  draw(before, { hidden: new Set(event.seat === before.you ? [event.card] : []), showing: event.capture });
+  draw(before, { hidden: new Set([event.card]), showing: event.capture });
   const target = rectOf($(`#table [data-card="${event.capture[0]}"]`));
   await fly(event.card, faces, from, target, FLIGHT_MS);
   await wait(SHOW_MS);

@@ -82,8 +82,10 @@ export const api = {
     const query = after == null ? '' : `?after=${after}`;
     return (await call('GET', game(id, `/events${query}`), { token, headers })).body;
   },
+  /** {moves, declarations}: the card moves, and (Cirulla) the declarations to make first. */
   async legalMoves(id, token) {
-    return (await call('GET', game(id, '/legal-moves'), { token })).body.moves;
+    const body = (await call('GET', game(id, '/legal-moves'), { token })).body;
+    return { moves: body.moves, declarations: body.declarations ?? [] };
   },
   /** A move, conditional on the version it was chosen on: sent again after a network
    * failure, it cannot land twice (a 412 says the first one did). */
@@ -91,6 +93,14 @@ export const api = {
     const headers = {};
     if (version != null) headers['If-Match'] = `"${version}"`;
     const send = () => call('POST', game(id, '/moves'), { token, body: { card, capture }, headers });
+    return (await retried(send)).body;
+  },
+  /** A declaration (Cirulla), an entry of the legal moves' `declarations` sent as it is:
+   * {declaration, state}. Conditional on the version, as a move. */
+  async declare(id, token, declaration, version) {
+    const headers = { 'Idempotency-Key': newKey() };
+    if (version != null) headers['If-Match'] = `"${version}"`;
+    const send = () => call('POST', game(id, '/declarations'), { token, body: declaration, headers });
     return (await retried(send)).body;
   },
   async hands(id, token) {

@@ -6,7 +6,7 @@ import { animateMove, animateRemainder, moving } from './animate.js';
 import { ApiError, NetworkError, api } from './api.js';
 import { Clock } from './clock.js';
 import { $, $$, fill, h } from './dom.js';
-import { applyEvent, describe, seatName } from './events.js';
+import { applyEvent, describe, matchOverText, seatName } from './events.js';
 import { follow } from './follow.js';
 import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
 import { useNames } from './names.js';
@@ -78,6 +78,8 @@ class Game {
     this.queue = [];
     this.pumping = false;
     this.legal = null;
+    this.declarations = []; // Cirulla: what we may declare before playing (C3)
+    this.over = null; // the match_over event, once seen (its reason)
     this.selected = null;
     this.busy = false;
     this.closed = false;
@@ -116,6 +118,7 @@ class Game {
     this.seq = seq;
     this.queue = [];
     this.legal = null;
+    this.declarations = [];
     this.selected = null;
     this.draw();
     if (view.last_move) say(describe(view, { type: 'move', ...view.last_move }));
@@ -159,6 +162,7 @@ class Game {
     const draw = (view, extra) => era === this.era && this.draw(view, extra);
     let extra = {};
     this.legal = null;
+    this.declarations = [];
     this.selected = null;
     switch (event.type) {
       case 'move':
@@ -176,6 +180,7 @@ class Game {
         break;
       case 'match_over':
         this.view = after;
+        this.over = event;
         showResult(this);
         break;
       case 'rematch':
@@ -201,7 +206,7 @@ class Game {
     const seen = [this.era, this.seq];
     let stale = false;
     try {
-      const [fresh, moves] = await Promise.all([
+      const [fresh, { moves, declarations }] = await Promise.all([
         api.view(this.id, this.token),
         api.legalMoves(this.id, this.token),
       ]);
@@ -213,6 +218,7 @@ class Game {
       if (fresh.status === 'playing' && fresh.turn === fresh.you && moves.length) {
         this.view = fresh;
         this.legal = grouped(moves);
+        this.declarations = declarations;
         this.draw();
       } else {
         // The server has moved on: its events are on their way. If they do not come,
@@ -244,6 +250,7 @@ class Game {
     renderGame(view, {
       faces: page.faces,
       legal: this.legal,
+      declarations: this.declarations,
       selected: this.selected,
       focus: this.focus,
       ...extra,
@@ -303,6 +310,42 @@ class Game {
     } finally {
       this.busy = false;
       this.refresh();
+    }
+  }
+
+  /** Cirulla: declare our cards (an entry of the legal moves' `declarations`, sent as it
+   * is). It is still our turn after it: the legal moves are read again, to play a card. */
+  async declare(entry) {
+    if (this.busy || !this.legal || !this.declarations.includes(entry)) return;
+    const seq = this.seq;
+    this.busy = true;
+    this.refresh();
+    try {
+      const answer = await api.declare(this.id, this.token, entry, this.view.version);
+      showError(null);
+      this.declarations = [];
+      this.legal = null;
+      this.selected = null;
+      const alone = this.seq === seq && answer.state.seq === seq + 1;
+      if (alone && !this.pumping && !this.queue.length) {
+        // Nothing else happened meanwhile: the answer is the view after our declaration
+        // (the log's next event, which the stream brings too: it is skipped as seen).
+        this.view = answer.state;
+        this.seq = answer.state.seq;
+        say(describe(this.view, answer.declaration));
+      }
+      this.follower.poke();
+    } catch (error) {
+      showError(error);
+      if (error instanceof ApiError && [409, 412, 422].includes(error.status)) {
+        this.legal = null;
+        this.declarations = [];
+        this.selected = null;
+      }
+    } finally {
+      this.busy = false;
+      this.refresh();
+      this.settle();
     }
   }
 
@@ -396,6 +439,8 @@ function closeDialog() {
 function showHand(game, score) {
   openDialog(game, () => t('handScore', { n: score.hand }), () => {
     fill($('#result'));
+    fill($('#reason'));
+    $('#reason').hidden = true;
     fill($('#scores-body'), handTable(game.view, score));
   });
 }
@@ -404,6 +449,7 @@ async function showScores(game, { result = false } = {}) {
   let hands = [];
   try {
     hands = await api.hands(game.id, game.token);
+    if (result && !game.over) game.over = await matchOver(game);
   } catch (error) {
     showError(error);
   }
@@ -412,9 +458,19 @@ async function showScores(game, { result = false } = {}) {
     const view = game.view;
     if (result) fill($('#result'), resultText(view));
     else fill($('#result'));
+    const reason = result ? matchOverText(view, game.over) : '';
+    fill($('#reason'), reason);
+    $('#reason').hidden = !reason;
     const last = hands[hands.length - 1];
     fill($('#scores-body'), last ? handTable(view, last) : null, hands.length > 1 ? matchTable(view, hands) : null);
   });
+}
+
+/** The match_over event of a finished match opened afresh: near the end of its log. */
+async function matchOver(game) {
+  const after = game.seq === null ? null : Math.max(-1, game.seq - 4);
+  const log = await api.events(game.id, game.token, after, null);
+  return log.events.findLast((event) => event.type === 'match_over') ?? null;
 }
 
 function showResult(game) {
@@ -605,6 +661,18 @@ function wire() {
     });
   }
   $('#cancel-choice').addEventListener('click', () => page.game?.cancel());
+
+  $('#declare-list').addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-declare]');
+    const game = page.game;
+    if (!button || !game) return;
+    const kind = button.dataset.declare;
+    const menu = $(`#declare-list select[data-declare="${kind}"]`);
+    const entry = game.declarations.find(
+      (d) => d.declare === kind && (menu ? String(d.matta_as) === menu.value : true),
+    );
+    if (entry) game.declare(entry);
+  });
 
   $('#show-scores').addEventListener('click', () => page.game && showScores(page.game));
   $('#close-scores').addEventListener('click', closeDialog);

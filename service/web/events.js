@@ -9,6 +9,8 @@ import { cardList, cardName } from './names.js';
 import { t } from './strings.js';
 
 const SUITS = 'DCSB';
+/** Cirulla's wild card (C1.1). */
+export const MATTA = '7C';
 
 export const valueOf = (code) => Number.parseInt(code, 10);
 export const suitOf = (code) => code.slice(-1);
@@ -48,7 +50,10 @@ export function applyEvent(view, event) {
         next.hand_number = event.hand;
         next.last_move = null;
         for (const seat of seats) Object.assign(seat, { captured_count: 0, scopas: 0 });
+        for (const seat of seats) if ('declared_points' in seat) seat.declared_points = 0;
+        if (next.matta_as) next.matta_as = null;
       }
+      for (const seat of seats) if (seat.exposed) seat.exposed = [];
       if (event.table.length) next.table = sortCards(event.table);
       next.dealer = event.dealer;
       next.stock_count = event.stock_count;
@@ -59,12 +64,26 @@ export function applyEvent(view, event) {
     case 'dealer_bonus':
       next.table = without(next.table, event.capture);
       seats[event.seat].captured_count += event.capture.length;
-      seats[event.seat].scopas += event.scopas;
+      // Cirulla scores the bonus on a line of its own (C7), not among the seat's scopas.
+      if (next.variant !== 'cirulla') seats[event.seat].scopas += event.scopas;
       break;
+    case 'declaration': {
+      // Cirulla (C3): the cards go face up until played; the points are the seat's side's.
+      const seat = seats[event.seat];
+      seat.exposed = sortCards(event.cards);
+      seat.declared_points = (seat.declared_points ?? 0) + event.points;
+      if (next.rules?.matta_keeps_value && event.matta_as != null && event.cards.includes(MATTA)) {
+        next.matta_as = event.matta_as;
+      }
+      break;
+    }
     case 'move': {
       const seat = seats[event.seat];
       seat.hand_count = Math.max(0, seat.hand_count - 1);
+      if (seat.exposed) seat.exposed = without(seat.exposed, [event.card]);
       if (next.you === event.seat && next.hand) next.hand = without(next.hand, [event.card]);
+      const mattaTaken = event.capture.includes(MATTA) || (event.card === MATTA && event.capture.length);
+      if (next.matta_as && mattaTaken) next.matta_as = null; // an ordinary seven again (C5.2)
       if (event.capture.length) {
         next.table = without(next.table, event.capture);
         seat.captured_count += event.capture.length + 1;
@@ -111,8 +130,22 @@ export function applyEvent(view, event) {
   return next;
 }
 
+/** Why the match ended (`match_over`'s reason), or '' for a log from before reasons. */
+export function matchOverText(view, event) {
+  if (!event?.reason || event.winner == null) return '';
+  const seats = view.teams[event.winner]?.seats ?? [];
+  const names = seats.map((seat) => seatName(view, seat)).join(t('and'));
+  return t(`reason_${event.reason}`, { names, n: view.target });
+}
+
 export function seatName(view, seat) {
   return view.seats[seat]?.name ?? `#${seat + 1}`;
+}
+
+/** `text`, and what the 7C counted as in `event` (Cirulla: a declaration, a dealer's bonus). */
+function withMatta(text, event) {
+  if (event.matta_as == null) return text;
+  return `${text} ${t('mattaCounts', { card: cardName(MATTA), n: event.matta_as })}`;
 }
 
 /** A sentence on `event` for the page's status line (null: nothing worth saying). */
@@ -124,6 +157,9 @@ export function describe(view, event) {
       let text = event.capture.length
         ? t('playedTook', { name, card, cards: cardList(event.capture) })
         : t('played', { name, card });
+      if (event.kind && event.capture.length) {
+        text = `${text.replace(/\.$/, '')} (${t(`kind_${event.kind}`)}).`; // Cirulla (C4.4)
+      }
       if (event.scopa) text += ` ${t('scopa')}`;
       if (event.timeout) text = `${t('timedOut', { name })} ${text}`;
       return text;
@@ -135,6 +171,18 @@ export function describe(view, event) {
         return t('remainder', { name: seatName(view, event.remainder.seat) });
       }
       return null;
+    case 'declaration': {
+      const name = seatName(view, event.seat);
+      const cards = cardList(sortCards(event.cards));
+      return withMatta(t(`declared_${event.kind}`, { name, cards, n: event.points }), event);
+    }
+    case 'dealer_bonus': {
+      const name = seatName(view, event.seat);
+      const scopas = t('scopas', { n: event.scopas });
+      return withMatta(t('dealerBonus', { name, cards: cardList(event.capture), scopas }), event);
+    }
+    case 'match_over':
+      return matchOverText(view, event);
     default:
       return null;
   }

@@ -2,12 +2,13 @@
 // table, your hand, the capture choices, the score line and whose turn it is.
 //
 // `ui` says what the view does not: {faces, legal: Map(card -> [capture, ...]) | null,
+// declarations: [{declare, matta_as, points}] (Cirulla: what you may declare first),
 // selected: card | null, showing: [cards] | null (a capture being looked at),
 // hidden: Set(cards not drawn yet: a card in flight), dealt: Set(cards just dealt)}.
 
 import { backSvg, cardSvg } from './cards.js';
 import { $, fill, h } from './dom.js';
-import { seatName } from './events.js';
+import { MATTA, seatName } from './events.js';
 import { cardList, cardName } from './names.js';
 import { sideName } from './scores.js';
 import { t } from './strings.js';
@@ -44,13 +45,46 @@ function pile(view, seat) {
       { class: 'pile-text' },
       t('captured', { n: info.captured_count }),
       info.scopas ? h('span', { class: 'scopas' }, ` · ${t('scopas', { n: info.scopas })}`) : null,
+      info.declared_points
+        ? h('span', { class: 'declared-points' }, ` · ${t('declaredPoints', { n: info.declared_points })}`)
+        : null,
     ),
   );
 }
 
-function seatBox(view, seat, tag = 'li') {
+/** A seat's declared cards, face up until played (Cirulla, C3.4). */
+function exposedCards(view, seat, ui) {
+  const exposed = view.seats[seat].exposed ?? [];
+  if (!exposed.length) return null;
+  return h(
+    'ul',
+    { class: 'exposed', dataset: { seat }, 'aria-label': t('declaredCards', { cards: cardList(exposed) }) },
+    exposed.map((code) =>
+      h(
+        'li',
+        {
+          class: ui.hidden?.has(code) ? 'card leaving' : 'card',
+          role: 'img',
+          'aria-label': cardName(code),
+          dataset: { card: code },
+        },
+        mattaMark(view, code),
+        cardSvg(code, ui.faces),
+      ),
+    ),
+  );
+}
+
+/** The value the 7C keeps (option matta_keeps_value, C5.2), shown on it. */
+function mattaMark(view, code) {
+  if (code !== MATTA || !view.matta_as) return null;
+  return h('span', { class: 'matta', 'aria-hidden': 'true' }, `= ${view.matta_as}`);
+}
+
+function seatBox(view, seat, ui, tag = 'li') {
   const info = view.seats[seat];
   const count = info.hand_count;
+  const hidden = Math.max(0, count - (info.exposed?.length ?? 0)); // the others are face up
   const turn = view.status === 'playing' && view.turn === seat;
   return h(
     tag,
@@ -58,8 +92,13 @@ function seatBox(view, seat, tag = 'li') {
     h('div', { class: 'seat-name' }, turn ? h('span', { class: 'marker', 'aria-hidden': 'true' }, '▶ ') : null, h('span', { class: 'name' }, info.name ?? '…'), seatBadges(view, seat)),
     h(
       'div',
-      { class: 'backs', dataset: { seat }, role: 'img', 'aria-label': t('cardsInHand', { n: count }) },
-      Array.from({ length: Math.min(count, MAX_BACKS) }, () => h('span', { class: 'back' }, backSvg())),
+      { class: 'held' },
+      h(
+        'div',
+        { class: 'backs', dataset: { seat }, role: 'img', 'aria-label': t('cardsInHand', { n: count }) },
+        Array.from({ length: Math.min(hidden, MAX_BACKS) }, () => h('span', { class: 'back' }, backSvg())),
+      ),
+      exposedCards(view, seat, ui),
     ),
     pile(view, seat),
   );
@@ -82,15 +121,15 @@ function renderInfo(view) {
   );
 }
 
-function renderSeats(view) {
-  fill($('#opponents'), otherSeats(view).map((seat) => seatBox(view, seat)));
+function renderSeats(view, ui) {
+  fill($('#opponents'), otherSeats(view).map((seat) => seatBox(view, seat, ui)));
   const me = $('#me');
   if (view.you === null || view.you === undefined) {
     fill(me);
     return;
   }
-  const box = seatBox(view, view.you, 'div');
-  box.querySelector('.backs').remove(); // your cards are shown below
+  const box = seatBox(view, view.you, ui, 'div');
+  box.querySelector('.held').remove(); // your cards are shown below, the declared marked
   fill(me, ...box.childNodes);
   me.className = box.className;
   Object.assign(me.dataset, box.dataset);
@@ -116,7 +155,7 @@ function renderTable(view, ui) {
     if (showing.has(code)) classes.push('showing');
     if (ui.hidden?.has(code)) classes.push('arriving');
     if (ui.dealt?.has(code)) classes.push('dealt');
-    return h('li', { class: classes.join(' '), role: 'img', 'aria-label': cardName(code), dataset: { card: code } }, cardSvg(code, ui.faces));
+    return h('li', { class: classes.join(' '), role: 'img', 'aria-label': cardName(code), dataset: { card: code } }, mattaMark(view, code), cardSvg(code, ui.faces));
   });
   fill($('#table'), cards.length ? cards : h('li', { class: 'empty' }, t('emptyTable')));
 }
@@ -127,10 +166,12 @@ function renderHand(view, ui) {
   const mine = view.status === 'playing' && view.turn === view.you && ui.legal !== null;
   const codes = view.hand ?? [];
   const current = codes.includes(focused) ? focused : (codes.includes(ui.focus) ? ui.focus : codes[0]);
+  const declared = new Set(view.seats[view.you ?? -1]?.exposed ?? []); // Cirulla: face up
   const buttons = codes.map((code) => {
     const playable = mine && ui.legal.has(code);
     const classes = ['card'];
     if (playable) classes.push('playable');
+    if (declared.has(code)) classes.push('declared');
     if (ui.hidden?.has(code)) classes.push('leaving');
     if (ui.dealt?.has(code)) classes.push('dealt');
     return h(
@@ -142,8 +183,10 @@ function renderHand(view, ui) {
         'aria-disabled': playable ? 'false' : 'true',
         'aria-pressed': ui.selected === code ? 'true' : 'false',
         tabindex: code === current ? '0' : '-1',
-        dataset: { card: code },
+        title: declared.has(code) ? t('declaredMark') : null,
+        dataset: declared.has(code) ? { card: code, mark: t('declaredMark') } : { card: code },
       },
+      mattaMark(view, code),
       cardSvg(code, ui.faces),
     );
   });
@@ -180,9 +223,63 @@ function renderChoices(view, ui) {
 
 export function renderGame(view, ui) {
   renderInfo(view);
-  renderSeats(view);
+  renderSeats(view, ui);
   renderTurn(view);
   renderTable(view, ui);
   renderHand(view, ui);
   renderChoices(view, ui);
+  renderDeclare(view, ui);
+}
+
+/** Cirulla: the declarations you may make before you play (C3), one control a kind; when
+ * the 7C is among your cards, you say what it counts as (one entry of the legal moves for
+ * each value it may take, C3.2). The buttons carry `data-declare`, the menus `name=matta_as`. */
+function renderDeclare(view, ui) {
+  const box = $('#declare');
+  const list = $('#declare-list');
+  const mine = view.status === 'playing' && view.turn === view.you && ui.legal !== null;
+  const offered = mine ? (ui.declarations ?? []) : [];
+  if (!offered.length) {
+    box.hidden = true;
+    fill(list);
+    return;
+  }
+  const kinds = new Map();
+  for (const entry of offered) {
+    if (!kinds.has(entry.declare)) kinds.set(entry.declare, []);
+    kinds.get(entry.declare).push(entry);
+  }
+  const rows = [...kinds].map(([kind, entries]) => {
+    const values = entries.map((entry) => entry.matta_as).filter((value) => value !== null);
+    let menu = null;
+    if (values.length === 1) {
+      menu = h('span', { class: 'matta-as' }, t('mattaCounts', { card: cardName(MATTA), n: values[0] }));
+    } else if (values.length > 1) {
+      // Keep what the player chose across redraws; else the highest value (as C3.5 would).
+      const before = list.querySelector(`select[data-declare="${kind}"]`)?.value;
+      const chosen = values.map(String).includes(before) ? before : String(Math.max(...values));
+      menu = h(
+        'label',
+        { class: 'matta-as' },
+        `${t('mattaAs', { card: cardName(MATTA) })} `,
+        h(
+          'select',
+          { name: 'matta_as', dataset: { declare: kind } },
+          values.map((value) => h('option', { value, selected: String(value) === chosen }, value)),
+        ),
+      );
+    }
+    return h(
+      'div',
+      { class: 'declaration', dataset: { declare: kind } },
+      menu,
+      h(
+        'button',
+        { type: 'button', class: 'primary', dataset: { declare: kind } },
+        t(`declare_${kind}`, { n: entries[0].points }),
+      ),
+    );
+  });
+  fill(list, rows);
+  box.hidden = false;
 }

@@ -1,6 +1,7 @@
 // Plays a whole match on a running service with a client generated from
 // openapi/openapi.json (openapi-typescript, openapi-fetch): Ana against Bruno, a
-// greedy computer player; Ana plays her first legal move until the match is over.
+// greedy computer player; Ana plays her first legal move until the match is over. Then
+// the same at Cirulla, where Ana also declares her cards whenever she may.
 // tests/test_ts_client.py compiles it with tsc --strict and checks that it needs no
 // type assertion, non-null assertion or escape to an untyped value: the contract's
 // types are enough. Usage: node driver.js <base URL>
@@ -76,6 +77,52 @@ while (state.status !== "finished") {
   state = played.data.state;
 }
 
+// Cirulla: a declaration, when the legal moves offer one, is sent as it is; it is
+// still Ana's turn after it.
+const cirulla = await anyone.POST("/v1/games", {
+  body: { variant: "cirulla", target: 11, seats: [{ name: "Ana" }, { name: "Bruno", bot: "greedy" }] },
+});
+if (cirulla.error !== undefined) throw new Error(`createGame: ${cirulla.error.detail}`);
+const cirullaGame = { path: { game_id: cirulla.data.id } };
+const cirullaToken = cirulla.data.seats[0]?.token;
+if (cirullaToken === undefined || cirullaToken === null) throw new Error("Ana has no token");
+const anaAtCirulla = createClient<paths>({
+  baseUrl,
+  headers: { Authorization: `Bearer ${cirullaToken}` },
+});
+let cirullaState = cirulla.data.state;
+let declared = 0;
+let shown = 0;
+while (cirullaState.status !== "finished") {
+  const legal = await anaAtCirulla.GET("/v1/games/{game_id}/legal-moves", {
+    params: cirullaGame,
+  });
+  if (legal.error !== undefined) throw new Error(`listLegalMoves: ${legal.error.detail}`);
+  const declaration = legal.data.declarations[0];
+  if (declaration !== undefined) {
+    const made = await anaAtCirulla.POST("/v1/games/{game_id}/declarations", {
+      params: cirullaGame,
+      body: declaration,
+    });
+    if (made.error !== undefined) throw new Error(`declare: ${made.error.detail}`);
+    declared += 1;
+    shown += made.data.state.seats[0]?.exposed?.length ?? 0;
+    continue;
+  }
+  const first = legal.data.moves[0];
+  if (first === undefined) {
+    const bots = await anyone.POST("/v1/games/{game_id}/bots", { params: cirullaGame });
+    if (bots.data !== undefined) cirullaState = bots.data.state;
+    continue;
+  }
+  const played = await anaAtCirulla.POST("/v1/games/{game_id}/moves", {
+    params: cirullaGame,
+    body: first,
+  });
+  if (played.error !== undefined) throw new Error(`playMove: ${played.error.detail}`);
+  cirullaState = played.data.state;
+}
+
 const log = await anyone.GET("/v1/games/{game_id}/events", { params: game });
 if (log.error !== undefined) throw new Error(`getEventLog: ${log.error.detail}`);
 console.log(
@@ -88,5 +135,6 @@ console.log(
     events: Object.fromEntries(seen),
     logged: log.data.events.length,
     last: told.at(-1),
+    cirulla: { status: cirullaState.status, declared, shown },
   }),
 );

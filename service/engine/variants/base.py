@@ -19,6 +19,9 @@ from ..rules import COMMON_OPTIONS, Rules
 #: How many signatures' rows a variant keeps cached before it starts afresh.
 MAX_ROWS = 1 << 15
 
+#: What each card may take from a table, by card index (see :meth:`Variant.recipe_row`).
+RecipeRow = tuple[tuple[Recipe, ...], ...]
+
 #: Every variant class by name, filled as their modules are imported.
 REGISTRY: dict[str, type[Variant]] = {}
 
@@ -85,7 +88,7 @@ class Variant:
 
     def __init__(self) -> None:
         #: :meth:`recipe_row` by table signature.
-        self.recipe_rows: dict[int, tuple[tuple[Recipe, ...], ...]] = {}
+        self.recipe_rows: dict[int, RecipeRow] = {}
 
     def needs_redeal(self, table: int) -> bool:
         """R3: three or four kings face up on the table: the same dealer deals again."""
@@ -105,18 +108,39 @@ class Variant:
         nothing, but in Cirulla (C3)."""
         return []
 
-    def capture_kind(self, card: int, capture: int, table: int) -> str | None:
-        """The kind of a capture, where the variant names kinds (Cirulla, C4.4)."""
+    def capture_kind(self, card: int, capture: int, table: int, matta_as: int = 0) -> str | None:
+        """The kind of a capture, where the variant names kinds (Cirulla, C4.4);
+        ``matta_as`` is the value a wild card keeps (Cirulla, C5.2), 0 for none."""
         return None
+
+    # A wild card that keeps a value (Cirulla's matta, option matta_keeps_value, C5.2):
+    # ``Hand.matta_as``, when not 0, is that value; what reads a card's capture value
+    # asks these. The variants without one never have a kept value: plain values.
+
+    def card_value(self, card: int, matta_as: int = 0) -> int:
+        """The capture value of the card of index ``card``, a wild card keeping the value
+        ``matta_as`` (0: none keeps a value)."""
+        return VALUE[card]
+
+    def kept_signature(self, table: int, kept: int) -> int:
+        """The signature of ``table`` with a wild card on it counted at its kept value
+        ``kept`` (not 0): what :meth:`kept_row` is looked up by."""
+        return signature(table)
+
+    def kept_row(self, sig: int, kept: int) -> RecipeRow:
+        """:meth:`recipe_row` while a wild card keeps the value ``kept`` (not 0), for a
+        table of :meth:`kept_signature` ``sig``."""
+        return self.recipe_row(sig)
 
     def bonus_points(self, pile: int, rules: Rules) -> dict[str, int]:
         """Score lines beyond R7's that a side's pile earns (Cirulla's grande and
         piccola, C7.2, C7.3): none in most variants."""
         return {}
 
-    def capture_filter(self, rules: Rules) -> Callable[[list[int]], list[int]] | None:
+    def capture_filter(self, rules: Rules) -> Callable[[list[int], int], list[int]] | None:
         """A function that narrows a seat's coded captures under ``rules`` (Cirulla's
-        ``fewest_cards``, C4.6), or None: most variants and rules have none."""
+        ``fewest_cards``, C4.6), or None: most variants and rules have none. It is given
+        the codes and the value a wild card keeps (``Hand.matta_as``, C5.2; 0: none)."""
         return None
 
     def wins_outright(self, pile: int, rules: Rules) -> str | None:
@@ -126,21 +150,31 @@ class Variant:
             return "napoleone"
         return None
 
-    def capture_masks(self, card: int, table: int) -> list[int]:
+    def capture_masks(self, card: int, table: int, matta_as: int = 0) -> list[int]:
         """Every set of table cards (masks) the card of index ``card`` may capture; empty
-        when it takes nothing."""
+        when it takes nothing. ``matta_as``: the value a wild card keeps, 0 for none."""
+        if matta_as:
+            value = self.card_value(card, matta_as)
+            return self.captures_by_value(
+                value, table, self.kept_signature(table, matta_as), matta_as
+            )
         return self.captures_by_value(VALUE[card], table, signature(table))
 
-    def captures_by_value(self, value: int, table: int, sig: int) -> list[int]:
-        """:meth:`capture_masks` for a card of ``value``, given the table's signature."""
-        recipes = self.recipes(value, sig)
+    def captures_by_value(self, value: int, table: int, sig: int, matta_as: int = 0) -> list[int]:
+        """:meth:`capture_masks` for a card of ``value``, given the table's signature; with
+        a wild card keeping the value ``matta_as`` (not 0), ``sig`` is the table's
+        :meth:`kept_signature`."""
+        if matta_as:
+            recipes = self.kept_row(sig, matta_as)[value - 1]  # the coin of that value
+        else:
+            recipes = self.recipes(value, sig)
         return realize(recipes, table) if recipes else []
 
     def recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
         """:meth:`capture_recipes`, cached by signature (see :meth:`recipe_row`)."""
         return self.recipe_row(sig)[value - 1]  # card value - 1 is the coin of that value
 
-    def recipe_row(self, sig: int) -> tuple[tuple[Recipe, ...], ...]:
+    def recipe_row(self, sig: int) -> RecipeRow:
         """What each card may take from a table of signature ``sig``: the
         :meth:`capture_recipes` of its value, by card index. Cached in ``recipe_rows``,
         where :meth:`Hand.legal_codes` looks it up once a turn."""
@@ -158,9 +192,11 @@ class Variant:
         signature ``sig`` (see masks.signature)."""
         raise NotImplementedError
 
-    def capture_options(self, card: Card, table: Sequence[Card]) -> list[tuple[Card, ...]]:
+    def capture_options(
+        self, card: Card, table: Sequence[Card], matta_as: int = 0
+    ) -> list[tuple[Card, ...]]:
         """:meth:`capture_masks` with cards: each option's cards in listing order."""
-        options = self.capture_masks(card.index, mask_of(table))
+        options = self.capture_masks(card.index, mask_of(table), matta_as)
         return sorted(
             (tuple(sorted_cards(cards_of(m))) for m in options),
             key=lambda cards: [c.sort_key for c in cards],

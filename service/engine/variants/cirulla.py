@@ -5,6 +5,14 @@ table, C2.2), the dealer's bonus with the matta ``7C`` wild (C2.3, C2.4), the th
 kinds of capture (C4), the declarations a seat's three cards allow (C3), and the
 scoring lines beyond Scopa's (C7.2-C7.4).
 
+The option ``matta_keeps_value`` (C5.2): the value the matta was declared as stays on
+it (:attr:`Hand.matta_as <service.engine.hand.Hand.matta_as>`) until it is captured. The
+captures then come from the recipes of the table's signature with the matta counted at
+that value (:func:`kept_signature`), its own from the recipes of that value, each value
+mask remapped so that the matta goes with that value's cards (:func:`remap`): see
+:meth:`Cirulla.kept_row`. The capture kind and ``fewest_cards`` read the same value
+(:func:`value_of`, :func:`kept_sum`).
+
 Being built (issue 14): the engine plays it (``Match.new(variant="cirulla")``), but it
 is not ``playable`` yet, so the service does not offer it: its contract (declarations in
 the API, the new score lines and event fields) comes next.
@@ -23,21 +31,29 @@ from ..masks import (
     BIT,
     COINS,
     FULL,
+    SIG_SLICE,
     VALUE,
+    VALUE_MASK,
     Recipe,
     count_in,
     indices,
+    signature,
     single_matches,
     value_sets,
     value_sum,
 )
 from ..moves import Declaration, DeclarationKind
 from ..rules import CIRULLA_OPTIONS, Rules
-from .base import Variant
+from .base import MAX_ROWS, RecipeRow, Variant
 
 #: C1.1: the matta, the 7 of cups.
 MATTA: Final = Card.parse("7C").index
 MATTA_BIT: Final = BIT[MATTA]
+MATTA_VALUE: Final = VALUE[MATTA]
+#: C5.2: by value, the cards of that value but the matta (whose kept value it may be).
+_PEERS: Final = tuple(VALUE_MASK[v] & ~MATTA_BIT for v in range(11))
+#: By value, what one card of that value adds to a table's signature (masks.signature).
+_SIG_ONE: Final = tuple(SIG_SLICE[1 << (v - 1)] if v else 0 for v in range(11))
 ACE: Final = 1
 FIFTEEN: Final = 15
 #: C2.4 (option `table_low`): a table worth this much or less, the matta counted as 1.
@@ -85,7 +101,7 @@ class BonusLines:
 
 class Cirulla(Variant):
     name = "cirulla"
-    playable = False  # being built: see the module's docstring
+    playable = True
     redeal_reason = "two or more aces on the table (C2.2)"
     bonus_apart = True
     has_declarations = True
@@ -108,6 +124,11 @@ class Cirulla(Variant):
         "list the same way"
     )
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: :meth:`kept_row` by ``sig << 4 | kept``.
+        self.kept_rows: dict[int, RecipeRow] = {}
+
     def needs_redeal(self, table: int) -> bool:
         """C2.2: two or more aces on the table (the kings of R3.3 do not count)."""
         return (table & ACES).bit_count() >= 2
@@ -124,9 +145,32 @@ class Cirulla(Variant):
     def declarations(self, hand: int) -> list[Declaration]:
         return declarations(hand)
 
-    def capture_kind(self, card: int, capture: int, table: int) -> str | None:
-        found = capture_kind(card, capture, table)
+    def capture_kind(self, card: int, capture: int, table: int, matta_as: int = 0) -> str | None:
+        found = capture_kind(card, capture, table, matta_as)
         return None if found is None else found.value
+
+    def card_value(self, card: int, matta_as: int = 0) -> int:
+        return value_of(card, matta_as)
+
+    def kept_signature(self, table: int, kept: int) -> int:
+        return kept_signature(table, kept)
+
+    def kept_row(self, sig: int, kept: int) -> RecipeRow:
+        """C5.2: what each card may take from a table of signature ``sig`` (the matta
+        counted as ``kept``, see :func:`kept_signature`) while the matta keeps the value
+        ``kept``: the matta's recipes are those of ``kept``, and every value mask goes
+        through :func:`remap`. By card index, as :meth:`recipe_row`; cached."""
+        key = sig << 4 | kept
+        row = self.kept_rows.get(key)
+        if row is None:
+            plain = self.recipe_row(sig)
+            # By value (the coin of a value has index value - 1, and is never the matta).
+            by_value = [tuple(remap_recipe(r, kept) for r in plain[v - 1]) for v in range(1, 11)]
+            row = tuple(by_value[value_of(index, kept) - 1] for index in range(len(VALUE)))
+            if len(self.kept_rows) >= MAX_ROWS:
+                self.kept_rows.clear()
+            self.kept_rows[key] = row
+        return row
 
     def bonus_points(self, pile: int, rules: Rules) -> dict[str, int]:
         lines = bonus_lines(pile, piccola_max=rules.piccola_max)
@@ -137,7 +181,7 @@ class Cirulla(Variant):
             return "cappotto"  # C7.4
         return super().wins_outright(pile, rules)
 
-    def capture_filter(self, rules: Rules) -> Callable[[list[int]], list[int]] | None:
+    def capture_filter(self, rules: Rules) -> Callable[[list[int], int], list[int]] | None:
         return keep_fewest_cards if rules.fewest_cards else None
 
     def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
@@ -165,41 +209,78 @@ def table_bonus(table: int, *, table_low: bool = False) -> TableBonus:
     return TableBonus(0)
 
 
-def capture_kind(card: int, capture: int, table: int) -> CaptureKind | None:
+def value_of(card: int, kept: int = 0) -> int:
+    """The capture value of the card of index ``card``, the matta keeping the value
+    ``kept`` (C5.2; 0: it keeps none, and is a 7, C5.1)."""
+    return kept if kept and card == MATTA else VALUE[card]
+
+
+def kept_sum(mask: int, kept: int = 0) -> int:
+    """The capture values of the cards of ``mask`` added up, the matta counted as
+    ``kept`` (C5.2; 0: as a 7)."""
+    total = value_sum(mask)
+    return total + kept - MATTA_VALUE if kept and mask & MATTA_BIT else total
+
+
+def kept_signature(table: int, kept: int) -> int:
+    """The signature (masks.signature) of ``table``, the matta on it counted as
+    ``kept`` rather than as a 7 (C5.2)."""
+    sig = signature(table)
+    return sig + _SIG_ONE[kept] - _SIG_ONE[MATTA_VALUE] if table & MATTA_BIT else sig
+
+
+def remap(mask: int, kept: int) -> int:
+    """C5.2: a value mask of a recipe (an OR of whole ``VALUE_MASK`` classes, or FULL)
+    for a table where the matta counts as ``kept``: the matta is in it when the class of
+    ``kept`` is, and out of it otherwise (it leaves the class of 7)."""
+    return mask | MATTA_BIT if mask & _PEERS[kept] else mask & ~MATTA_BIT
+
+
+def remap_recipe(recipe: Recipe, kept: int) -> Recipe:
+    """:func:`remap` on every value mask of ``recipe``."""
+    if isinstance(recipe, int):
+        return remap(recipe, kept)
+    return tuple((remap(mask, kept), many) for mask, many in recipe)
+
+
+def capture_kind(card: int, capture: int, table: int, kept: int = 0) -> CaptureKind | None:
     """C4.4: the kind of the capture ``capture`` (a mask of table cards) made by the card
-    of index ``card`` on ``table``; None for a card laid on the table."""
+    of index ``card`` on ``table``; None for a card laid on the table. ``kept``: the value
+    the matta keeps (C5.2), 0 for none."""
     if not capture:
         return None
-    value = VALUE[card]
-    if value == ACE and not table & ACES and capture == table:
+    value = value_of(card, kept)
+    aces = table & ACES if kept != ACE else table & (ACES | MATTA_BIT)  # C4.3, C5.2
+    if value == ACE and not aces and capture == table:
         return CaptureKind.ACE_SWEEP
-    taken = value_sum(capture)
+    taken = kept_sum(capture, kept)
     if taken == FIFTEEN - value:
         return CaptureKind.FIFTEEN
     return CaptureKind.MATCH if capture.bit_count() == 1 else CaptureKind.SUM
 
 
-def fewest_cards(recipes: list[int], value: int) -> list[int]:
+def fewest_cards(recipes: list[int], value: int, kept: int = 0) -> list[int]:
     """C4.6 (option `fewest_cards`): of the captures ``recipes`` (masks) a card of
     ``value`` may make, the sums of its value (C4.1) keep only those of the fewest cards;
-    the others (a single match, by fifteen, the ace's sweep) stay."""
-    sums = [m for m in recipes if m.bit_count() >= 2 and value_sum(m) == value]
+    the others (a single match, by fifteen, the ace's sweep) stay. ``kept``: the value
+    the matta keeps (C5.2), 0 for none."""
+    sums = [m for m in recipes if m.bit_count() >= 2 and kept_sum(m, kept) == value]
     if not sums:
         return recipes
     fewest = min(m.bit_count() for m in sums)
     return [m for m in recipes if m not in sums or m.bit_count() == fewest]
 
 
-def keep_fewest_cards(codes: list[int]) -> list[int]:
+def keep_fewest_cards(codes: list[int], kept: int = 0) -> list[int]:
     """:func:`fewest_cards` on coded moves (capture mask << 6 | card index), card by card,
-    for Hand.legal_codes."""
+    for Hand.legal_codes; ``kept`` is the value the matta keeps (C5.2), 0 for none."""
     by_card: dict[int, list[int]] = {}
     for code in codes:
         by_card.setdefault(code & 63, []).append(code >> 6)
-    kept = []
+    found = []
     for card, masks in by_card.items():
-        kept += [m << 6 | card for m in fewest_cards(masks, VALUE[card])]
-    return kept
+        found += [m << 6 | card for m in fewest_cards(masks, value_of(card, kept), kept)]
+    return found
 
 
 def declarations(hand: int) -> list[Declaration]:
@@ -237,6 +318,7 @@ def bonus_lines(pile: int, *, piccola_max: int = DEFAULT_PICCOLA_MAX) -> BonusLi
 
 __all__ = [
     "MATTA",
+    "MATTA_BIT",
     "BonusLines",
     "CaptureKind",
     "Cirulla",
@@ -245,5 +327,9 @@ __all__ = [
     "capture_kind",
     "declarations",
     "fewest_cards",
+    "kept_signature",
+    "kept_sum",
+    "remap",
     "table_bonus",
+    "value_of",
 ]

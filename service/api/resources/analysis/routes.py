@@ -7,7 +7,9 @@ from typing import Any
 from flask.views import MethodView
 
 from ....engine import Rules, get_variant, legal_moves_in, move_view, parse_cards, score_hand
+from ....engine.masks import mask_of
 from ...blueprint import Blueprint
+from ...schemas import declarations_view
 from .schemas import MovesSchema, PilesSchema, PositionSchema, ScoreSchema
 
 blp = Blueprint(
@@ -33,15 +35,17 @@ class PositionMoves(MethodView):
     def post(self, body: dict[str, Any]) -> Any:
         """Legal moves in a position
 
-        Every legal move for the hand on the table, one per capture choice."""
+        Every legal move for the hand on the table, one per capture choice; in Cirulla,
+        the declarations the hand allows too (docs/rules.md C3)."""
         table = parse_cards(body["table"])
-        moves = legal_moves_in(
-            get_variant(body["variant"]),
-            Rules.from_dict(body["rules"]),
-            parse_cards(body["hand"]),
-            table,
-        )
-        return {"moves": [move_view(m, table) for m in moves]}
+        hand = parse_cards(body["hand"])
+        variant = get_variant(body["variant"])
+        rules = Rules.from_dict(body["rules"])
+        moves = legal_moves_in(variant, rules, hand, table, body.get("matta_as"))
+        return {
+            "moves": [move_view(m, table) for m in moves],
+            "declarations": declarations_view(variant.declarations(mask_of(hand))),
+        }
 
 
 @blp.route("/score")
@@ -55,8 +59,16 @@ class Score(MethodView):
     def post(self, body: dict[str, Any]) -> Any:
         """Score a hand
 
-        Each side's points from its captured cards and scopas (docs/rules.md R7, R9)."""
+        Each side's points from its captured cards and scopas (docs/rules.md R7, R9), and
+        in Cirulla its dealer's bonus, declarations, grande and piccola (C7)."""
         piles = [parse_cards(p) for p in body["piles"]]
         scopas = body.get("scopas") or [0] * len(piles)
-        sides = score_hand(piles, scopas, Rules.from_dict(body["rules"]))
+        sides = score_hand(
+            piles,
+            scopas,
+            Rules.from_dict(body["rules"]),
+            get_variant(body["variant"]),
+            dealer_bonus=body.get("dealer_bonus"),
+            declarations=body.get("declarations"),
+        )
         return {"teams": [side.to_dict() for side in sides]}

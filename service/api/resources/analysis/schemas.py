@@ -11,14 +11,16 @@ from ....engine import get_variant, team_of_seats
 from ...fields import (
     Cards,
     Integer,
+    KeptMatta,
     RulesField,
     StrictSchema,
     Variant,
+    check_kept_matta,
     check_no_repeats,
     check_rules_fit,
 )
 from ...responses import ResponseSchema
-from ...schemas import LegalMoveSchema, SideScoreSchema
+from ...schemas import LegalDeclarationSchema, LegalMoveSchema, SideScoreSchema
 
 
 class PositionSchema(StrictSchema):
@@ -34,16 +36,25 @@ class PositionSchema(StrictSchema):
         load_default=list,
         validate=validate.Length(max=36),
     )
+    matta_as = KeptMatta()
 
     @ma.validates_schema
     def _distinct(self, data: dict[str, Any], **kwargs: Any) -> None:
         check_no_repeats({"hand": [data["hand"]], "table": [data["table"]]})
         check_rules_fit(data)
+        check_kept_matta(data)
 
 
 class MovesSchema(ResponseSchema):
     moves = fields.List(
         fields.Nested(LegalMoveSchema), metadata={"description": "Every legal move."}
+    )
+    declarations = fields.List(
+        fields.Nested(LegalDeclarationSchema),
+        metadata={
+            "description": "Cirulla: what a hand of three cards may declare at its first "
+            "turn of a deal, before it plays (docs/rules.md C3); empty otherwise."
+        },
     )
 
 
@@ -60,6 +71,20 @@ class PilesSchema(StrictSchema):
         Integer(validate=validate.Range(0, 40)),
         metadata={"description": "Each side's scopas, in the order of `piles` (default: none)."},
     )
+    dealer_bonus = fields.List(
+        Integer(validate=validate.Range(0, 3)),
+        metadata={
+            "description": "Cirulla only: each side's dealer's bonus this hand, 0-3 "
+            "(docs/rules.md C2.3, C2.4), in the order of `piles` (default: none)."
+        },
+    )
+    declarations = fields.List(
+        Integer(validate=validate.Range(0, 120)),
+        metadata={
+            "description": "Cirulla only: each side's declaration points this hand, 3 a "
+            "buona and 10 a decino (C3.1), in the order of `piles` (default: none)."
+        },
+    )
 
     @ma.validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -73,13 +98,23 @@ class PilesSchema(StrictSchema):
                 f"not {len(data['piles'])}: give one pile per side.",
                 field_name="piles",
             )
-        scopas = data.get("scopas")
-        if scopas is not None and len(scopas) != len(data["piles"]):
-            raise ma.ValidationError(
-                f"scopas has {len(scopas)} entries but there are {len(data['piles'])} piles: "
-                "give one per side.",
-                field_name="scopas",
-            )
+        for name in ("scopas", "dealer_bonus", "declarations"):
+            given = data.get(name)
+            if given is not None and len(given) != len(data["piles"]):
+                raise ma.ValidationError(
+                    f"{name} has {len(given)} entries but there are {len(data['piles'])} "
+                    "piles: give one per side.",
+                    field_name=name,
+                )
+        for name, applies in (
+            ("dealer_bonus", variant.bonus_apart),
+            ("declarations", variant.has_declarations),
+        ):
+            if name in data and not applies:
+                raise ma.ValidationError(
+                    f"{variant.title} has no {name.replace('_', ' ')} line: leave it out.",
+                    field_name=name,
+                )
 
 
 class ScoreSchema(ResponseSchema):

@@ -9,11 +9,13 @@ from urllib.parse import urlencode
 
 from flask import url_for
 
-from ....engine import Event, Status, event_view, match_view, move_view
+from ....engine import Event, Status, event_view, get_variant, match_view, move_view
 from ....engine.match import team_of_seats
+from ....engine.rules import OPTIONS
 from ....play import Creation, Game, Joining, Lobby, Step, join_code
 from ...context import server_secret
 from ...problems import etag
+from ...schemas import declarations_view
 
 
 def view_of(game: Game, seat: int | None) -> dict[str, Any]:
@@ -21,6 +23,7 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
     match = game.match
     shown = lobby_view(game.lobby, seat) if match is None else match_view(match, seat)
     view = {"id": game.id, "version": game.version, "seq": game.logged - 1, **shown}
+    view["rules"] = rules_view(view["variant"], view["rules"])
     for entry, level in zip(view["seats"], game.bots, strict=True):
         entry["bot"] = level
         entry["open"] = entry["name"] is None
@@ -32,6 +35,15 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
     view["previous"] = game.previous
     view["next"] = game.next
     return view
+
+
+def rules_view(variant: str, rules: dict[str, Any]) -> dict[str, Any]:
+    """A match's rules as its views show them: every option of its variant, those left
+    at their defaults included (the stored rules leave Cirulla's out)."""
+    shown = dict(rules)
+    for name in get_variant(variant).extra_options:
+        shown.setdefault(name, OPTIONS[name].default)
+    return shown
 
 
 def _utc(moment: float | None) -> str | None:
@@ -150,6 +162,18 @@ def moved(step: Step, seat: int) -> dict[str, Any]:
         "events": events_for(after, seat, step.first_seq + 1),
         "state": view_of(step.game, seat),
     }
+
+
+def declared(step: Step, seat: int) -> dict[str, Any]:
+    """The answer to ``seat``'s declaration: the declaration's event and the seat's view."""
+    (declaration,) = events_for(step.events, seat, step.first_seq)
+    return {"declaration": declaration, "state": view_of(step.game, seat)}
+
+
+def legal_declarations(game: Game, seat: int) -> list[dict[str, Any]]:
+    """What ``seat`` may declare now (Cirulla, C3), as entries to send back as they are."""
+    match = game.match
+    return [] if match is None else declarations_view(match.legal_declarations(seat))
 
 
 def legal_moves(game: Game, seat: int) -> list[dict[str, Any]]:

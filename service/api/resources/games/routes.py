@@ -8,6 +8,7 @@ from flask.views import MethodView
 
 from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
+from ....engine.moves import DeclarationKind
 from ....play import Answer, VersionConflictError
 from ....play.idempotency import seal_token
 from ... import ratelimit
@@ -37,6 +38,8 @@ from . import answers
 from .schemas import (
     BotMovesSchema,
     CreateGameSchema,
+    DeclarationRequestSchema,
+    DeclaredSchema,
     EventLogSchema,
     EventQuerySchema,
     GameCreatedSchema,
@@ -207,7 +210,8 @@ class LegalMoves(MethodView):
         game = store().load(game_id)
         seat = seat_required(game)
         moves = answers.legal_moves(game, seat)
-        return {"seat": seat, "moves": moves}, 200, etag(game.version)
+        declarations = answers.legal_declarations(game, seat)
+        return {"seat": seat, "moves": moves, "declarations": declarations}, 200, etag(game.version)
 
 
 @blp.route("/<string:game_id>/moves")
@@ -251,6 +255,57 @@ class Moves(MethodView):
             store().commit(step, request=request, answer=answer)
         except (VersionConflictError, NotYourTurnError, MatchOverError):
             # A retry racing its own first attempt: answer as the first attempt did.
+            if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
+                raise
+            return replayed(earlier)
+        committed(step)
+        return answer.body, 200, etag(step.version)
+
+
+@blp.route("/<string:game_id>/declarations")
+class Declarations(MethodView):
+    @blp.arguments(DeclarationRequestSchema)
+    @blp.response(200, DeclaredSchema, headers={**ETAG, **REPLAYED})
+    @blp.documents(
+        "declare",
+        {
+            **BAD_TOKEN,
+            **NOT_FOUND,
+            409: "Not your turn, the match is over, or another move was stored first.",
+            412: "If-Match is not the game's current version (`current_version` says it).",
+            422: "A declaration the rules refuse (another variant, not your first turn of "
+            "the deal, declared already, cards that make no such declaration, a `matta_as` "
+            "the 7C cannot take): `detail` says why. Or an Idempotency-Key reused with "
+            "another body.",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
+    )
+    def post(self, body: dict[str, Any], game_id: str) -> Any:
+        """Declare your cards (Cirulla)
+
+        Declare your three cards before you play the first of them (docs/rules.md C3):
+        a buona (worth 9 or less) or a decino (three of a kind), with the value the `7C`
+        takes if you hold it. `GET legal-moves` lists what you may declare, as entries
+        to send as they are. Your cards go face up for everyone until played, the points
+        go to your side, and it is still your turn: play a card next."""
+        game = store().load(game_id)
+        seat = seat_required(game)
+        request = move_request(seat, body)
+        if request is not None and (earlier := store().earlier_answer(game_id, request)):
+            return replayed(earlier)
+        try:
+            step = play.declare(
+                game,
+                seat,
+                DeclarationKind(body["declare"]),
+                body.get("matta_as"),
+                if_match=if_match_versions(),
+            )
+            answer = Answer(200, answers.declared(step, seat), step.version)
+            store().commit(step, request=request, answer=answer)
+        except (VersionConflictError, NotYourTurnError, MatchOverError):
             if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
                 raise
             return replayed(earlier)

@@ -8,7 +8,6 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
-from ....engine.moves import DeclarationKind
 from ....engine.variants.cirulla import CaptureKind
 from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fields import (
@@ -25,7 +24,13 @@ from ...fields import (
     printable,
 )
 from ...responses import ResponseSchema, TaggedUnion
-from ...schemas import LegalMoveSchema, SideScoreSchema
+from ...schemas import (
+    DeclarationKindField,
+    LegalDeclarationSchema,
+    LegalMoveSchema,
+    MattaAs,
+    SideScoreSchema,
+)
 
 
 def Name(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
@@ -149,7 +154,24 @@ class MoveRequestSchema(StrictSchema):
     )
 
 
+class DeclarationRequestSchema(StrictSchema):
+    declare = DeclarationKindField(required=True)
+    matta_as = MattaAs(
+        "The value the `7C` takes, 1-10, when it is among your three cards (C3.2); leave "
+        "it out or send null otherwise."
+    )
+    points = Integer(
+        metadata={
+            "description": "Ignored: accepted so that an entry of `declarations` in "
+            "`legal-moves` can be sent back as it is."
+        }
+    )
+
+
 class SeatViewSchema(ResponseSchema):
+    #: Only in variants with declarations (Cirulla).
+    optional = frozenset({"exposed", "declared_points"})
+
     seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
     name = fields.String(allow_none=True, metadata={"description": "Null while the seat is open."})
     open = Boolean(metadata={"description": "Nobody has taken this seat yet: the game is waiting."})
@@ -163,6 +185,16 @@ class SeatViewSchema(ResponseSchema):
         metadata={"description": "Cards this seat has captured in the current hand."}
     )
     scopas = Integer(metadata={"description": "Scopas this seat made in the current hand."})
+    exposed = Cards(
+        "Cirulla only: the cards this seat declared and has not played yet, face up for "
+        "everyone (C3.4); empty when it declared nothing in this deal."
+    )
+    declared_points = Integer(
+        metadata={
+            "description": "Cirulla only: the points of this seat's declarations in the "
+            "current hand (C3.1)."
+        }
+    )
 
 
 class TeamViewSchema(ResponseSchema):
@@ -225,7 +257,7 @@ class GameViewSchema(ResponseSchema):
     class Meta:
         ordered = True
 
-    optional = frozenset({"hand", "join"})
+    optional = frozenset({"hand", "join", "matta_as"})
 
     id = fields.String(metadata={"description": "The game id."})
     version = Integer(metadata={"description": "Increases by one with every move."})
@@ -266,6 +298,11 @@ class GameViewSchema(ResponseSchema):
         allow_none=True, metadata={"description": "The seat to play; null when finished."}
     )
     table = Cards("The cards face up on the table.")
+    matta_as = MattaAs(
+        "Cirulla with `matta_keeps_value` only: the value a declaration gave the `7C`, "
+        "which it keeps in its holder's hand and on the table until captured (C5.2); "
+        "null when it keeps none."
+    )
     stock_count = Integer(metadata={"description": "Cards left to deal in this hand."})
     you = Integer(
         allow_none=True, metadata={"description": "Your seat, or null for a spectator's view."}
@@ -308,6 +345,15 @@ class SeatMovesSchema(ResponseSchema):
     moves = fields.List(
         fields.Nested(LegalMoveSchema),
         metadata={"description": "Every legal move now; empty when it is not this seat's turn."},
+    )
+    declarations = fields.List(
+        fields.Nested(LegalDeclarationSchema),
+        metadata={
+            "description": "Cirulla: the declarations this seat may make before it plays "
+            "(C3), sent to `POST /v1/games/{id}/declarations`; empty in every other case "
+            "(another variant, not its first turn of the deal, declared already, nothing "
+            "to declare)."
+        },
     )
 
 
@@ -447,18 +493,10 @@ class DeclarationEventSchema(EventBaseSchema):
     type = Kind(EventKind.DECLARATION)
     hand = Integer(metadata={"description": "The hand number."})
     seat = Integer()
-    kind = fields.String(
-        validate=validate.OneOf([k.value for k in DeclarationKind]),
-        metadata={
-            "description": "`buona`: three cards worth 9 or less; `decino`: three of a kind (C3.1)."
-        },
-    )
-    matta_as = Integer(
-        allow_none=True,
-        metadata={
-            "description": "The value the 7C takes in the declaration, 1-10; null when the "
-            "7C is not among the cards (C3.2)."
-        },
+    kind = DeclarationKindField()
+    matta_as = MattaAs(
+        "The value the 7C takes in the declaration, 1-10; null when the 7C is not among "
+        "the cards (C3.2)."
     )
     cards = Cards("The three cards declared: face up until each is played (C3.4).")
     points = Integer(metadata={"description": "3 for a buona, 10 for a decino (C3.1)."})
@@ -596,6 +634,17 @@ class MoveResultSchema(ResponseSchema):
         "the match's end."
     )
     state = fields.Nested(GameViewSchema, metadata={"description": "Your view after the move."})
+
+
+class DeclaredSchema(ResponseSchema):
+    declaration = fields.Nested(
+        DeclarationEventSchema,
+        metadata={"description": "The declaration, as the event log has it."},
+    )
+    state = fields.Nested(
+        GameViewSchema,
+        metadata={"description": "Your view after it: still your turn, your cards face up."},
+    )
 
 
 class BotMovesSchema(ResponseSchema):

@@ -9,11 +9,14 @@ from typing import Any
 from flask.views import MethodView
 
 from ....bots.advice import Advice, advise
+from ....bots.declaring import choose_declaration
 from ....engine import Card, Knowledge, Rules, Status, get_variant, move_view, parse_cards
+from ....engine.moves import Declaration
 from ....engine.views import knowledge_of, position_knowledge
 from ...blueprint import Blueprint
 from ...context import bot_settings, store
 from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...schemas import declarations_view
 from ...seats import BAD_TOKEN, SEAT_AUTH, seat_required
 from .schemas import HintSchema, PositionHintSchema
 
@@ -53,7 +56,7 @@ class GameHint(MethodView):
                 ProblemType.NOT_YOUR_TURN,
                 "A hint is for the seat to play: it is not your turn, or the match is over.",
             )
-        return _answer(knowledge_of(match, seat), match.table)
+        return _answer(knowledge_of(match, seat), match.table, match.legal_declarations(seat))
 
 
 @blp.route("/hint")
@@ -70,7 +73,10 @@ class PositionHint(MethodView):
         The move the expert computer player would make in a position you describe:
         your hand, the table, what each seat captured, how many cards each holds."""
         table = parse_cards(body["table"])
-        return _answer(knowledge_from(body), table)
+        knowledge = knowledge_from(body)
+        # three cards in hand: the seat has not played in this deal (C3.1)
+        held = knowledge.hand if knowledge.hand.bit_count() == 3 else 0
+        return _answer(knowledge, table, knowledge.variant.declarations(held))
 
 
 def knowledge_from(body: dict[str, Any]) -> Knowledge:
@@ -89,10 +95,22 @@ def knowledge_from(body: dict[str, Any]) -> Knowledge:
         scopas=body.get("scopas") or [0] * players,
         hand_counts=body.get("hand_counts") or [len(body["hand"])] * players,
         last_capturer=body.get("last_capturer"),
+        matta_as=body.get("matta_as"),
     )
 
 
-def _answer(knowledge: Knowledge, table: list[Card]) -> dict[str, Any]:
+def _answer(
+    knowledge: Knowledge, table: list[Card], declarations: list[Declaration]
+) -> dict[str, Any]:
+    """The expert's advice: the declaration it would make among ``declarations`` (the
+    legal ones), and its move."""
     budget_ms = bot_settings().expert_budget_ms
-    advice: Advice = advise(knowledge, random.Random(secrets.randbits(64)), budget_ms)
-    return {"seat": knowledge.seat, "move": move_view(advice.move, table), "value": advice.value}
+    rng = random.Random(secrets.randbits(64))
+    declared = choose_declaration("expert", declarations, rng)
+    advice: Advice = advise(knowledge, rng, budget_ms)
+    return {
+        "seat": knowledge.seat,
+        "declaration": declarations_view([declared])[0] if declared else None,
+        "move": move_view(advice.move, table),
+        "value": advice.value,
+    }

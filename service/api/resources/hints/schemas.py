@@ -11,18 +11,29 @@ from ....engine import DECK, get_variant
 from ...fields import (
     Cards,
     Integer,
+    KeptMatta,
     RulesField,
     StrictSchema,
     Variant,
+    check_kept_matta,
     check_no_repeats,
     check_rules_fit,
 )
 from ...responses import ResponseSchema
-from ...schemas import LegalMoveSchema
+from ...schemas import LegalDeclarationSchema, LegalMoveSchema
 
 
 class HintSchema(ResponseSchema):
     seat = Integer(metadata={"description": "The seat the hint is for."})
+    declaration = fields.Nested(
+        LegalDeclarationSchema,
+        allow_none=True,
+        metadata={
+            "description": "Cirulla: the declaration to make first, before `move`, as the "
+            "expert would (docs/rules.md C3; send it to the game's `declarations`); null "
+            "when there is none to make, and in every other variant."
+        },
+    )
     move = fields.Nested(LegalMoveSchema, metadata={"description": "The move to play."})
     value = fields.Float(
         allow_none=True,
@@ -83,10 +94,12 @@ class PositionHintSchema(StrictSchema):
         validate=validate.Range(0, 5),
         metadata={"description": "The seat that captured last this hand, if any."},
     )
+    matta_as = KeptMatta()
 
     @ma.validates_schema
     def _consistent(self, data: dict[str, Any], **kwargs: Any) -> None:
         check_rules_fit(data)
+        check_kept_matta(data)
         variant = get_variant(data["variant"])
         players = data.setdefault("players", variant.player_counts[0])
         if players not in variant.player_counts:

@@ -19,14 +19,17 @@ def describe(variant: Variant) -> dict[str, Any]:
     options = []
     for name in variant.options:
         option = OPTIONS[name]
+        kind = "string" if option.choices else "integer" if option.bounds else "boolean"
         entry: dict[str, Any] = {
             "name": name,
-            "type": "string" if option.choices else "boolean",
+            "type": kind,
             "default": option.default,
             "description": option.description,
         }
         if option.choices:
             entry["choices"] = list(option.choices)
+        if option.bounds:
+            entry["minimum"], entry["maximum"] = option.bounds
         options.append(entry)
     return {
         "name": variant.name,

@@ -9,16 +9,21 @@ from ...responses import ResponseSchema
 
 
 class OptionSchema(ResponseSchema):
-    optional = frozenset({"choices"})
+    optional = frozenset({"choices", "minimum", "maximum"})
 
     name = fields.String(metadata={"description": "The key to use in `rules`."})
     type = fields.String(
-        metadata={"description": "`boolean` or `string`.", "enum": ["boolean", "string"]}
+        metadata={
+            "description": "`boolean`, `string` or `integer`.",
+            "enum": ["boolean", "string", "integer"],
+        }
     )
     default = fields.Raw(metadata={"description": "The value when the option is left out."})
     choices = fields.List(
         fields.String(), metadata={"description": "String options: the values allowed."}
     )
+    minimum = fields.Integer(metadata={"description": "Integer options: the least value."})
+    maximum = fields.Integer(metadata={"description": "Integer options: the greatest value."})
     description = fields.String()
 
 
