@@ -123,6 +123,8 @@ KNOWN = {
     "scopa_di_quindici": fifteen("scopa_di_quindici"),
     "escoba": fifteen("escoba"),
     "asso_piglia_tutto": kings("asso_piglia_tutto"),
+    # aces on the table: the aces match them or make 15 (no sweep, C4.3)
+    "cirulla": fifteen("cirulla"),
 }
 
 
@@ -153,6 +155,7 @@ HIDDEN = {
     "scopa_di_quindici": last_round_of_three("scopa_di_quindici"),
     "escoba": last_round_of_three("escoba"),
     "asso_piglia_tutto": one_deal_left("asso_piglia_tutto"),
+    "cirulla": last_round_of_three("cirulla"),
 }
 
 CASES = [

@@ -43,6 +43,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from service.api import examples
 from service.play import join_code
 from tests.live import DEFAULT_ENV, LiveService, Player, assert_conforms
 
@@ -122,6 +123,13 @@ class Games:
         player = self.new(target=1, seats=[{"name": "A"}, {"name": "B", "bot": "random"}])
         player.play_random(random.Random(1), 1000)
         return player
+
+    def declaring(self) -> Player:
+        """A new Cirulla match of two people whose seat 0, to play, may declare a buona
+        (the spec's example deck: 2S 3C 4B)."""
+        return self.new(
+            **{**examples.CIRULLA_CREATE, "seats": [{"name": "Ana"}, {"name": "Bruno"}]}
+        )
 
     def bots(self) -> Player:
         """A match whose turn is a computer player's: two experts to 100 points, which
@@ -255,6 +263,7 @@ BIG = b'{"seats": [' + b'{"name": "x"}, ' * 6000 + b'{"name": "x"}]}'  # > 64 Ki
 BODY_OPS = {
     ("POST", "/v1/games"),
     ("POST", GAME + "/moves"),
+    ("POST", GAME + "/declarations"),
     ("POST", "/v1/legal-moves"),
     ("POST", "/v1/score"),
     ("POST", "/v1/hint"),
@@ -293,6 +302,8 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
                 assert games.http.post(game.url("/rematch"), headers=game.auth(0)).ok
         if path.endswith("/bots"):
             game = games.bots() if status == 200 else game
+        if path.endswith("/declarations"):
+            game = games.declaring()
         if path.endswith("/hands") and status == 200:
             game = games.finished()
         params["game_id"] = game.game_id if status != 404 else "no-such-game"
@@ -316,6 +327,11 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
     if method == "GET" and path.endswith("/join") and game is not None:
         code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), game.game_id)
         query = "" if status == 422 else "?code=" + (code if status != 403 else "0" * 10)
+    if game is not None and path == GAME + "/declarations":
+        kwargs["json"] = {"declare": "buona" if status != 422 else "decino"}
+        kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[0 if status != 409 else 1]}"
+        if status == 412:
+            kwargs["headers"]["If-Match"] = '"0"'
     if game is not None and path in (
         GAME,
         GAME + "/legal-moves",

@@ -3,10 +3,14 @@ which declaration.
 
 A declaration scores at once (3 for a buona, 10 for a decino) and shows the three
 cards to everybody until each is played (C3.4). The greedy and expert players declare
-whenever they can: the points are sure and large beside a hand's others (a hand is
-worth about 5 to 10 points a side), while three known cards cost a player at most a
-capture or two; a tournament measuring declaring against not declaring is the
-expert's next step (issue 15). The random player declares half the time.
+whenever they can, the best declaration first, because it pays: ``make declaring``
+(tests/bench/declaring.py) plays the same deals twice, seats swapped, one side
+declaring whenever it may and the other never, the same player on both. Declaring gained
++2.27 points a hand for greedy (95% interval +2.15 to +2.39, 1,000 deals, 2 players;
+the same with 4), and +2.06 for the expert (+1.60 to +2.53, 300 deals at 20 ms a move;
++2.07 with 4 players) while it made 0.63 declarations a hand: the points of the
+declarations, with no measurable loss from the cards shown. The random player declares
+half the time.
 """
 
 from __future__ import annotations
