@@ -164,9 +164,9 @@ tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2
 	$(VENV_PY) -m tests.bench.tournament --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED)
 
 LEVEL ?= greedy
-PLAYERS ?= 2
-declaring: $(STAMP) ## Cirulla: declaring whenever one may vs never, seat-swapped (LEVEL=greedy PLAYERS=2 DEALS=1000)
-	$(VENV_PY) -m tests.bench.declaring --level $(LEVEL) --players $(PLAYERS) --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED)
+SEATS ?= 2
+declaring: $(STAMP) ## Cirulla: declaring whenever one may vs never, seat-swapped (LEVEL=greedy SEATS=2 DEALS=1000)
+	$(VENV_PY) -m tests.bench.declaring --level $(LEVEL) --players $(SEATS) --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED)
 
 # The *.so: extension modules a compiler may have left beside the sources (`make compile`
 # builds in build/mypyc, but mypyc run by hand builds in place, where they would shadow
