@@ -409,6 +409,34 @@ class TestTournament:
         text = tournament.table(reports, TINY_BUDGET_MS)
         assert "expert vs greedy" in text and "median" in text
 
+    @pytest.mark.parametrize("game", [("scopa", 4), ("scopone", 4), ("cirulla", 2)])
+    def test_partnerships_and_other_games(self, game: tuple[str, int]) -> None:
+        """With 4 players each bot is a partnership (seats 0 and 2, then 1 and 3); the
+        same player on both sides mirrors as with 2."""
+        pairings = [("greedy", "random"), ("greedy", "greedy")]
+        reports = tournament.run(
+            pairings, deals=2, jobs=1, seed=3, budget=TINY_BUDGET_MS, games=[game]
+        )
+        assert [r.game for r in reports] == [game, game]
+        assert all(sum(r.margins) == 0 for r in reports[-1].results)
+        assert "players" in tournament.table(reports, TINY_BUDGET_MS)
+
+    def test_elo_ratings_fit_the_pairings(self) -> None:
+        """Ratings whose differences are 400 log10(score / (1 - score)) of each pairing,
+        the anchor at 0; one-sided pairings clipped."""
+
+        def report(a: str, b: str, wins: int, losses: int) -> tournament.PairingReport:
+            margins = [(1, 1)] * (wins // 2) + [(-1, -1)] * (losses // 2)
+            return tournament.PairingReport(a, b, [tournament.DealResult(m) for m in margins])
+
+        ratings = tournament.elo_ratings(
+            [report("greedy", "random", 30, 10), report("expert", "greedy", 30, 10)]
+        )
+        step = 400 * math.log10(3)
+        assert ratings["random"] == 0
+        assert ratings["greedy"] == pytest.approx(step)
+        assert ratings["expert"] == pytest.approx(2 * step)
+
     def test_it_is_deterministic(self) -> None:
         runs = [
             tournament.run([("expert", "random")], deals=2, jobs=1, seed=9, budget=0.2)

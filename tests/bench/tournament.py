@@ -1,8 +1,10 @@
 """Seat-swapped duplicate tournament between the computer players (``make tournament``).
 
-Each deal is a seeded shuffle of a 2-player classic Scopa hand, played twice: once with
-bot A in seat 0 and bot B in seat 1, once with the seats swapped, so that the luck of
-the cards cancels out. One hand per game. For each pairing it reports
+Each deal is a seeded shuffle of one hand of a game (a variant and a player count,
+``--game scopa:2`` by default), played twice: once with bot A in the even seats and bot
+B in the odd ones, once with the seats swapped, so that the luck of the cards cancels
+out. With 4 players A and B are partnerships (seats 0 and 2 against 1 and 3). One hand
+per game. For each pairing it reports
 
 - W/D/L: hands A scored more than, as many as, fewer points than B;
 - the mean point margin per hand (A's hand points minus B's) with a 95% confidence
@@ -33,6 +35,7 @@ from multiprocessing import Pool
 
 from service.bots import make_bot
 from service.bots.base import Bot
+from service.bots.declaring import choose_declaration
 from service.bots.expert import DEADLINE_SECONDS, ExpertBot
 from service.engine.match import Match, moves_of
 from service.engine.views import knowledge_of
@@ -52,18 +55,32 @@ class DealResult:
     cap_hits: int = 0
 
 
+#: A game of the tournament: the variant and the number of players.
+Game = tuple[str, int]
+CLASSIC: Game = ("scopa", 2)
+
+
 def play_hand(
-    seed: int, bots: Sequence[Bot], names: Sequence[str], game_seed: str
+    seed: int,
+    bots: Sequence[Bot],
+    names: Sequence[str],
+    game_seed: str,
+    game: Game = CLASSIC,
 ) -> tuple[list[int], list[tuple[float, bool]]]:
-    """Play the first hand of a 2-player Scopa match dealt from ``seed``, ``bots[s]`` in
-    seat ``s``. Returns each seat's hand points and the expert's CPU ms per choice (with
-    whether it searched)."""
-    match, _ = Match.new(seed=seed, players=2, first_dealer=0)
-    rngs = [random.Random(f"{game_seed}:{seat}") for seat in range(2)]
+    """Play the first hand of a match of ``game`` dealt from ``seed``, ``bots[s]`` in
+    seat ``s``. Returns each side's hand points and the expert's CPU ms per choice (with
+    whether it searched). Where the variant has declarations (Cirulla), each player
+    declares as the service's computer players do."""
+    variant, players = game
+    match, _ = Match.new(variant=variant, seed=seed, players=players, first_dealer=0)
+    rngs = [random.Random(f"{game_seed}:{seat}") for seat in range(players)]
     times: list[tuple[float, bool]] = []
     while not match.hand_scores:
         seat = match.turn
         assert seat is not None
+        declared = choose_declaration(level_of(names[seat]), match.legal_declarations(), rngs[seat])
+        if declared is not None:
+            match.declare(seat, declared.kind, declared.matta_as)
         legal = match.hand.legal_codes()
         knowledge = knowledge_of(match, seat)
         start = time.process_time()
@@ -75,6 +92,11 @@ def play_hand(
         match.push(moves_of([code])[0])
     points = [team["total"] for team in match.hand_scores[0]["teams"]]
     return points, times
+
+
+def level_of(name: str) -> str:
+    """The service level a player of the tournament plays as (for its declarations)."""
+    return "expert" if name.startswith("expert") else name
 
 
 def make_player(name: str, budget: float, wall_cap: float) -> Bot:
@@ -89,19 +111,21 @@ def make_player(name: str, budget: float, wall_cap: float) -> Bot:
     return make_bot(name)
 
 
-def play_deal(task: tuple[str, str, int, int, float, float]) -> DealResult:
-    """Both games of deal ``index`` of the pairing (A, B)."""
-    name_a, name_b, seed, index, budget, wall_cap = task
+def play_deal(task: tuple[str, str, int, int, float, float, Game]) -> DealResult:
+    """Both games of deal ``index`` of the pairing (A, B): A's side is team 0 (the even
+    seats), then team 1."""
+    name_a, name_b, seed, index, budget, wall_cap, game = task
     deal_seed = seed * 1_000_000 + index
     bots = {name: make_player(name, budget, wall_cap) for name in (name_a, name_b)}
     margins = []
     times: list[tuple[float, bool]] = []
-    for game, names in enumerate(((name_a, name_b), (name_b, name_a))):
-        seat_a = names.index(name_a) if name_a != name_b else game
+    players = game[1]
+    for side_a in (0, 1):
+        names = [name_a if seat % 2 == side_a else name_b for seat in range(players)]
         points, game_times = play_hand(
-            deal_seed, [bots[n] for n in names], names, f"{deal_seed}:{game}"
+            deal_seed, [bots[n] for n in names], names, f"{deal_seed}:{side_a}", game
         )
-        margins.append(points[seat_a] - points[1 - seat_a])
+        margins.append(points[side_a] - points[1 - side_a])
         times.extend(game_times)
     cap_hits = sum(getattr(bot, "cap_hits", 0) for bot in bots.values())
     return DealResult((margins[0], margins[1]), times, cap_hits)
@@ -112,6 +136,7 @@ class PairingReport:
     name_a: str
     name_b: str
     results: list[DealResult]
+    game: Game = CLASSIC
 
     @property
     def hand_margins(self) -> list[int]:
@@ -161,34 +186,68 @@ def run(
     seed: int,
     budget: float,
     wall_cap: float = 0.0,
+    games: Sequence[Game] = (CLASSIC,),
 ) -> list[PairingReport]:
-    """Play ``deals`` deals of every pairing on ``jobs`` processes."""
+    """Play ``deals`` deals of every pairing in every game on ``jobs`` processes."""
     reports = []
-    for name_a, name_b in pairings:
-        tasks = [(name_a, name_b, seed, i, budget, wall_cap) for i in range(deals)]
-        if jobs > 1:
-            with Pool(jobs) as pool:
-                results = pool.map(play_deal, tasks, chunksize=max(1, deals // (jobs * 8)))
-        else:
-            results = [play_deal(task) for task in tasks]
-        reports.append(PairingReport(name_a, name_b, results))
+    for game in games:
+        for name_a, name_b in pairings:
+            tasks = [(name_a, name_b, seed, i, budget, wall_cap, game) for i in range(deals)]
+            if jobs > 1:
+                with Pool(jobs) as pool:
+                    results = pool.map(play_deal, tasks, chunksize=max(1, deals // (jobs * 8)))
+            else:
+                results = [play_deal(task) for task in tasks]
+            reports.append(PairingReport(name_a, name_b, results, game))
     return reports
+
+
+def elo_ratings(reports: Sequence[PairingReport], anchor: str = "random") -> dict[str, float]:
+    """An Elo-style rating of each player from the hands it won, drew and lost against
+    the others (a draw counts half): the ratings whose differences best fit, by least
+    squares, each pairing's ``400 log10(score / (1 - score))``, with ``anchor`` at 0.
+    A pairing one side won every hand of is clipped at a score of 0.99 (+798)."""
+    names = sorted({r.name_a for r in reports} | {r.name_b for r in reports})
+    if anchor not in names:
+        anchor = names[0]
+    rows: list[tuple[str, str, float]] = []
+    for report in reports:
+        if report.name_a == report.name_b:
+            continue
+        wins, draws, losses = report.wins_draws_losses
+        score = (wins + draws / 2) / max(1, wins + draws + losses)
+        score = min(0.99, max(0.01, score))
+        rows.append((report.name_a, report.name_b, 400 * math.log10(score / (1 - score))))
+    ratings = dict.fromkeys(names, 0.0)
+    # Gauss-Seidel on the normal equations: each rating the mean of what its pairings
+    # say it is; converges for a connected set of pairings.
+    for _ in range(200):
+        for name in names:
+            if name == anchor:
+                continue
+            said = [ratings[b] + d for a, b, d in rows if a == name]
+            said += [ratings[a] - d for a, b, d in rows if b == name]
+            if said:
+                ratings[name] = statistics.fmean(said)
+    return ratings
 
 
 def table(reports: Sequence[PairingReport], budget: float) -> str:
     """The results as a Markdown table, and the expert's move times below it."""
     lines = [
-        "| pairing (A vs B) | deals | hands | A wins | draws | B wins "
+        "| game | pairing (A vs B) | deals | hands | A wins | draws | B wins "
         "| margin per hand (A - B) | 95% CI | expert ms/move median, p99 |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for report in reports:
         wins, draws, losses = report.wins_draws_losses
         mean, half = report.mean_and_halfwidth
         times = report.expert_times
         timing = f"{statistics.median(times):.1f}, {percentile(times, 0.99):.1f}" if times else "-"
+        variant, players = report.game
         lines.append(
-            f"| {report.name_a} vs {report.name_b} | {len(report.results)} "
+            f"| {variant}, {players} players | {report.name_a} vs {report.name_b} "
+            f"| {len(report.results)} "
             f"| {2 * len(report.results)} | {wins} | {draws} | {losses} "
             f"| {mean:+.3f} | [{mean - half:+.3f}, {mean + half:+.3f}] | {timing} |"
         )
@@ -223,6 +282,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "turns it off so that the results do not depend on the machine's load",
     )
     parser.add_argument(
+        "--game",
+        action="append",
+        metavar="VARIANT:PLAYERS",
+        help="a game to play each pairing in (repeatable); default: scopa:2",
+    )
+    parser.add_argument(
         "--pairing",
         action="append",
         metavar="A:B",
@@ -232,9 +297,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     pairings = list(PAIRINGS)
     if args.pairing:
         pairings = [(a, b) for a, _, b in (p.partition(":") for p in args.pairing)]
+    games = [CLASSIC]
+    if args.game:
+        games = [(v, int(n)) for v, _, n in (g.partition(":") for g in args.game)]
     start = time.perf_counter()
-    reports = run(pairings, args.deals, args.jobs, args.seed, args.budget, args.wall_cap)
+    reports = run(pairings, args.deals, args.jobs, args.seed, args.budget, args.wall_cap, games)
     print(table(reports, args.budget))
+    for game in games:
+        ratings = elo_ratings([r for r in reports if r.game == game])
+        shown = ", ".join(
+            f"{name} {rating:+.0f}"
+            for name, rating in sorted(ratings.items(), key=lambda item: item[1])
+        )
+        print(f"\nElo-style ratings in {game[0]}, {game[1]} players (random = 0): {shown}")
     print(
         f"\n{args.deals} deals per pairing, seed {args.seed}, {args.jobs} jobs, "
         f"{time.perf_counter() - start:.0f} s wall.",
