@@ -63,6 +63,7 @@ def play_every_endpoint(client: FlaskClient, variant: str, rng: random.Random) -
     created = table.create(variant=variant, seats=seats, seed=rng.randrange(1000))
     turn = created["state"]["turn"]
     assert client.get(table.url("/hint"), headers=table.auth(turn)).status_code == 200
+    assert client.get(table.url("/analysis"), headers=table.auth(turn)).status_code == 200
     table.play_to_end(rng)
     table.view()
     table.view(0)
@@ -112,6 +113,7 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
         client.get("/readyz"),
         client.post("/v1/legal-moves", json=position),
         client.post("/v1/hint", json={**position, "piles": [["1C", "1B"], []]}),
+        client.post("/v1/analysis", json={**position, "piles": [["1C", "1B"], []]}),
         client.post("/v1/score", json={"piles": [["7D", "1D"], ["2C"]]}),
     ]
     for response in requests:

@@ -267,6 +267,7 @@ BODY_OPS = {
     ("POST", "/v1/legal-moves"),
     ("POST", "/v1/score"),
     ("POST", "/v1/hint"),
+    ("POST", "/v1/analysis"),
     ("POST", GAME + "/join"),
 }
 #: Statuses that need the service in another state, proved elsewhere: 503 (Redis down)
@@ -320,6 +321,7 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
             "/v1/legal-moves": {"hand": ["7D"], "table": ["3C", "4B"]},
             "/v1/score": {"piles": [["7D"], ["1C"]]},
             "/v1/hint": {"hand": ["7D"], "table": ["3C", "4B"], "hand_counts": [1, 1]},
+            "/v1/analysis": {"hand": ["7D"], "table": ["3C", "4B"], "hand_counts": [1, 1]},
         }.get(path, {})
         if path.endswith("/join") and game is not None:
             code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), game.game_id)
@@ -337,10 +339,11 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
         GAME + "/legal-moves",
         GAME + "/moves",
         GAME + "/hint",
+        GAME + "/analysis",
     ):
         turn = game.view()["turn"]
         kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[turn]}"
-        if path.endswith("/hint") and status == 409:
+        if path.endswith(("/hint", "/analysis")) and status == 409:
             kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[1 - turn]}"
         if path.endswith("/moves"):
             move = game.legal_moves(turn)[0]
@@ -376,6 +379,7 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
             "/v1/legal-moves",
             "/v1/score",
             "/v1/hint",
+            "/v1/analysis",
             GAME + "/join",
         )
     ):

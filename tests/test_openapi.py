@@ -83,6 +83,8 @@ def test_response_properties_that_are_always_there_are_required() -> None:
         "SeatMoves",
         "HandScore",
         "Hint",
+        "MoveAnalyses",
+        "MoveAnalysis",
     ):
         assert set(schemas[name]["required"]) == set(schemas[name]["properties"]), name
     assert set(schemas["Problem"]["required"]) == {"type", "title", "status", "detail"}

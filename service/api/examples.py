@@ -260,6 +260,7 @@ REQUESTS: dict[str, Any] = {
     "joinGame": {"name": "Carla", "code": "K7M2QXPA4R"},
     "positionLegalMoves": POSITION,
     "getPositionHint": {**POSITION, "dealer": 1},
+    "getPositionAnalysis": {**POSITION, "dealer": 1},
     "scoreHand": PILES,
 }
 #: Answers, by operation and status.

@@ -4,13 +4,15 @@ with Retry-After. If Redis cannot be reached the limiter lets requests through (
 request itself then reports the outage).
 
 Every request counts against ``requests`` (per minute). Expensive operations count
-against a quota of their own besides: ``hints`` (the expert's search), ``bots``
+against a quota of their own besides: ``hints`` (the expert's search: hints, and the
+analyses of every move, ``GET /v1/games/{id}/analysis`` and ``POST /v1/analysis``), ``bots``
 (computer players' moves: ``POST /v1/games/{id}/bots`` and creations with a computer
 seat), ``creations`` (per hour: a game takes memory in Redis until it expires) and
-``analysis`` (the stateless positions: a 34-card table has thousands of moves). Each
-limit is a setting (0 turns it off); see :data:`QUOTAS`. Probes, metrics and the docs are
-never limited. Behind a proxy, set ``TRUSTED_PROXIES`` to the number of proxies that add
-``X-Forwarded-For``, so the client's own address is the one counted.
+``analysis`` (the stateless legal moves and scores of a position: a 34-card table has
+thousands of moves). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
+Probes, metrics and the docs are never limited. Behind a proxy, set
+``TRUSTED_PROXIES`` to the number of proxies that add ``X-Forwarded-For``, so the
+client's own address is the one counted.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ QUOTAS = {
 ENDPOINT_QUOTAS = {
     "hints.GameHint": "hints",
     "hints.PositionHint": "hints",
+    "hints.GameAnalysis": "hints",
+    "hints.PositionAnalysis": "hints",
     "games.BotTurns": "bots",
     "games.GameCollection": "creations",
     "analysis.PositionMoves": "analysis",

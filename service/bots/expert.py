@@ -306,12 +306,12 @@ def solve(
     generated; give it ``every=CHECK_EVERY``) the search stops and answers the best move
     it has valued in full; if none, the greedy player's choice (the first tried),
     valued by a greedy playout."""
-    solver = _Solver(teams, side, clock or Clock(math.inf, every=CHECK_EVERY))
+    solver = Solver(teams, side, clock or Clock(math.inf, every=CHECK_EVERY))
     order = ordered_candidates(world, legal)
     best_code, best = order[0], -math.inf
     try:
         for code in order:
-            value = solver.value_after(world, code, best, math.inf)
+            value, _ = solver.line_after(world, code, best, math.inf)
             if value > best:
                 best_code, best = code, value
     except OutOfTime:
@@ -320,8 +320,11 @@ def solve(
     return best_code, best
 
 
-class _Solver:
-    """The alpha-beta search of :func:`solve`, with its clock."""
+class Solver:
+    """The alpha-beta search of :func:`solve`, with its clock. Fail-soft, so every value
+    it returns is the margin of a leaf: it returns that leaf too, the end of the hand on
+    the line that gives the value (what the analysis of a move reports,
+    service/bots/analysis.py)."""
 
     __slots__ = ("teams", "side", "clock")
 
@@ -330,26 +333,30 @@ class _Solver:
         self.side = side
         self.clock = clock
 
-    def value_after(self, world: Hand, code: int, alpha: float, beta: float) -> float:
+    def line_after(self, world: Hand, code: int, alpha: float, beta: float) -> tuple[float, Hand]:
         """The minimax margin after ``code`` is played in ``world``, within alpha-beta's
-        window; raises :class:`OutOfTime` once the clock expires."""
+        window, and the finished hand of its line; raises :class:`OutOfTime` once the
+        clock expires."""
         hand = world.copy()
         if hand.push(code) & HAND_OVER:
-            return margin(hand, self.teams, self.side)
+            return margin(hand, self.teams, self.side), hand
         assert hand.turn is not None
         maximizing = self.teams[hand.turn] == self.side
         replies = hand.legal_codes()
         if self.clock.tick(1 + len(replies)):
             raise OutOfTime
         value = -math.inf if maximizing else math.inf
+        line = hand
         for reply in replies:
-            score = self.value_after(hand, reply, alpha, beta)
+            score, leaf = self.line_after(hand, reply, alpha, beta)
             if maximizing:
-                value = max(value, score)
+                if score > value:
+                    value, line = score, leaf
                 alpha = max(alpha, value)
             else:
-                value = min(value, score)
+                if score < value:
+                    value, line = score, leaf
                 beta = min(beta, value)
             if alpha >= beta:
                 break
-        return value
+        return value, line

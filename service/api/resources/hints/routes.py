@@ -1,4 +1,5 @@
-"""Hints: the move the expert computer player would make, with its estimated value."""
+"""Hints: the move the expert computer player would make, with its estimated value; and
+the analysis of every legal move (service/bots/analysis.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from flask.views import MethodView
 
 from ....bots.advice import Advice, advise
+from ....bots.analysis import Analysis, MoveEstimate, analyse
 from ....bots.declaring import choose_declaration
 from ....engine import Card, Knowledge, Rules, Status, get_variant, move_view, parse_cards
 from ....engine.moves import Declaration
@@ -18,7 +20,7 @@ from ...context import bot_settings, store
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...schemas import declarations_view
 from ...seats import BAD_TOKEN, SEAT_AUTH, seat_required
-from .schemas import HintSchema, PositionHintSchema
+from .schemas import HintSchema, MoveAnalysesSchema, PositionHintSchema
 
 blp = Blueprint(
     "hints",
@@ -59,6 +61,38 @@ class GameHint(MethodView):
         return _answer(knowledge_of(match, seat), match.table, match.legal_declarations(seat))
 
 
+@blp.route("/games/<string:game_id>/analysis")
+class GameAnalysis(MethodView):
+    @blp.response(200, MoveAnalysesSchema)
+    @blp.documents(
+        "getGameAnalysis",
+        {
+            **BAD_TOKEN,
+            404: "No game has this id (it never existed, or it expired).",
+            409: "It is not your turn, or the match is over.",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+    )
+    def get(self, game_id: str) -> Any:
+        """Analysis of every move
+
+        Every legal move of your seat now, with the point margin of the hand the
+        expert computer player expects from it, its uncertainty, and the points it
+        expects by category, best first. It sees only what your seat sees. Counted as
+        a hint."""
+        game = store().load(game_id)
+        seat = seat_required(game)
+        match = game.playing
+        if match.status is not Status.PLAYING or match.turn != seat:
+            raise Problem(
+                409,
+                ProblemType.NOT_YOUR_TURN,
+                "An analysis is for the seat to play: it is not your turn, or the match is over.",
+            )
+        return _analysis(knowledge_of(match, seat), match.table)
+
+
 @blp.route("/hint")
 class PositionHint(MethodView):
     @blp.arguments(PositionHintSchema)
@@ -77,6 +111,22 @@ class PositionHint(MethodView):
         # three cards in hand: the seat has not played in this deal (C3.1)
         held = knowledge.hand if knowledge.hand.bit_count() == 3 else 0
         return _answer(knowledge, table, knowledge.variant.declarations(held))
+
+
+@blp.route("/analysis")
+class PositionAnalysis(MethodView):
+    @blp.arguments(PositionHintSchema)
+    @blp.response(200, MoveAnalysesSchema)
+    @blp.documents(
+        "getPositionAnalysis",
+        {422: "The position is not valid or not consistent; `errors` says where."},
+    )
+    def post(self, body: dict[str, Any]) -> Any:
+        """Analysis of a position
+
+        Every legal move in a position you describe (as for a hint), with the expert's
+        estimate of each, best first. Counted as a hint."""
+        return _analysis(knowledge_from(body), parse_cards(body["table"]))
 
 
 def knowledge_from(body: dict[str, Any]) -> Knowledge:
@@ -113,4 +163,40 @@ def _answer(
         "declaration": declarations_view([declared])[0] if declared else None,
         "move": move_view(advice.move, table),
         "value": advice.value,
+    }
+
+
+def new_rng() -> random.Random:
+    """A fresh generator for one hint or analysis (tests replace it to seed them)."""
+    return random.Random(secrets.randbits(64))
+
+
+def _analysis(knowledge: Knowledge, table: list[Card]) -> dict[str, Any]:
+    """The analysis of every legal move, with the hints' budget and deadline."""
+    found: Analysis = analyse(knowledge, new_rng(), bot_settings().expert_budget_ms)
+    return {
+        "seat": found.seat,
+        "method": found.method,
+        "legal": len(found.moves),
+        "evaluated": found.evaluated,
+        "worlds": found.worlds,
+        "cut": found.cut,
+        "categories": list(found.categories),
+        "moves": [_estimate_view(estimate, table) for estimate in found.moves],
+    }
+
+
+def _estimate_view(estimate: MoveEstimate, table: list[Card]) -> dict[str, Any]:
+    low, high = estimate.low, estimate.high
+    return {
+        "move": move_view(estimate.move, table),
+        "evaluated": estimate.evaluated,
+        "value": estimate.value,
+        "std_error": estimate.std_error,
+        "interval": None if low is None or high is None else [low, high],
+        "gap": estimate.gap,
+        "gap_std_error": estimate.gap_std_error,
+        "worlds": estimate.worlds,
+        "points": estimate.points,
+        "others": estimate.others,
     }

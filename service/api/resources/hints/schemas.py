@@ -169,3 +169,138 @@ def check_turn_order(counts: list[int], seat: int, dealer: int | None, players: 
         f"hand_counts {expected} (R2.4, R3.1).{hint}",
         field_name="hand_counts",
     )
+
+
+# -- the analysis of every move ------------------------------------------------------------
+
+_EXPECTED = "The expected points of this category (the mean over the sampled worlds)"
+
+
+class ExpectedPointsSchema(ResponseSchema):
+    """A side's expected hand points by category (docs/rules.md R7, R9): the mean over
+    the sampled worlds, or, when exact, the points at the end of the principal line."""
+
+    #: The options' categories, only when the position's rules play them.
+    optional = frozenset({"re_bello", "napola"})
+
+    cards = fields.Float(metadata={"description": f"{_EXPECTED}: 1 for most cards."})
+    coins = fields.Float(metadata={"description": f"{_EXPECTED}: 1 for most coins."})
+    settebello = fields.Float(metadata={"description": f"{_EXPECTED}: 1 for the 7 of coins."})
+    primiera = fields.Float(metadata={"description": f"{_EXPECTED}: 1 for the best primiera."})
+    scopas = fields.Float(
+        metadata={"description": f"{_EXPECTED}: 1 per scopa, those of the hand so far included."}
+    )
+    re_bello = fields.Float(
+        metadata={"description": f"{_EXPECTED}: option re_bello, 1 for the king of coins."}
+    )
+    napola = fields.Float(
+        metadata={"description": f"{_EXPECTED}: option napola, the run of coins from the ace."}
+    )
+
+
+class MoveAnalysisSchema(ResponseSchema):
+    """One legal move and the expert's estimate of it: every estimate is null (and
+    `worlds` 0) when the budget or the clock left the move unevaluated."""
+
+    move = fields.Nested(LegalMoveSchema, metadata={"description": "The move."})
+    evaluated = fields.Boolean(
+        metadata={"description": "The move was evaluated (else every estimate is null)."}
+    )
+    value = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "The expected point margin of the hand for your side (your "
+            "side's hand points minus the best other side's) if you play this move: the "
+            "mean over the sampled worlds, or the exact minimax margin."
+        },
+    )
+    std_error = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "The standard error of `value` (0 when exact; null when the "
+            "move was played in a single world)."
+        },
+    )
+    interval = fields.List(
+        fields.Float(),
+        allow_none=True,
+        validate=validate.Length(equal=2),
+        metadata={
+            "description": "A 95% confidence interval of the expected margin, [low, "
+            "high]: `value` plus or minus 1.96 standard errors."
+        },
+    )
+    gap = fields.Float(
+        allow_none=True,
+        metadata={"description": "The first move's `value` minus this one's (0 for the first)."},
+    )
+    gap_std_error = fields.Float(
+        allow_none=True,
+        metadata={
+            "description": "The standard error of `gap`, world by world: every move is "
+            "played in the same worlds, so a gap is much surer than the values it is the "
+            "difference of (0 when exact; null with a single world)."
+        },
+    )
+    worlds = Integer(metadata={"description": "The worlds this move was played in."})
+    points = fields.Nested(
+        ExpectedPointsSchema,
+        allow_none=True,
+        metadata={"description": "Your side's expected points by category."},
+    )
+    others = fields.Nested(
+        ExpectedPointsSchema,
+        allow_none=True,
+        metadata={
+            "description": "The expected points by category of the best other side (in "
+            "each world, the other side with the most points): `value` is the sum of "
+            "`points` minus the sum of `others`."
+        },
+    )
+
+
+class MoveAnalysesSchema(ResponseSchema):
+    """Every legal move of the seat to play, with the expert's estimate, best first."""
+
+    seat = Integer(metadata={"description": "The seat the analysis is for."})
+    method = fields.String(
+        validate=validate.OneOf(["sampled", "exact"]),
+        metadata={
+            "description": "`sampled`: cards are hidden from you, and every move was "
+            "played in the same random deals of them, each hand finished by the greedy "
+            "policy; `exact`: nothing is hidden any more, and every move has its minimax "
+            "value, its points those of the principal line's end."
+        },
+    )
+    legal = Integer(metadata={"description": "How many legal moves there are (all in `moves`)."})
+    evaluated = Integer(
+        metadata={
+            "description": "How many moves were evaluated: the first ones in the order "
+            "the expert tries them (its own choice first, then each card's best move), "
+            "as many as the budget and the deadline allow."
+        }
+    )
+    worlds = Integer(
+        metadata={"description": "The worlds every evaluated move was played in (1 when exact)."}
+    )
+    cut = fields.Boolean(
+        metadata={
+            "description": "The deadline stopped the analysis early: fewer moves or "
+            "worlds than its budget affords."
+        }
+    )
+    categories = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The categories in `points` and `others`: R7's, and the "
+            "options that score (docs/rules.md R9). A variant's own lines (Cirulla's) are "
+            "not estimated."
+        },
+    )
+    moves = fields.List(
+        fields.Nested(MoveAnalysisSchema),
+        metadata={
+            "description": "Every legal move, once: the evaluated ones best first (by "
+            "`value`), then the others."
+        },
+    )
