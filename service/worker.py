@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Any
 
 import rq
 
 from . import config
+from .engine.build import check_engine, engine_build, engine_description
 from .play import BotSettings
 from .play.background import WorkerSettings, configure, queue_connection, queue_for
 
@@ -43,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
+    build = engine_build()
+    logging.getLogger(__name__).info(engine_description(build))
+    check_engine(build, os.environ.get("SCOPA_ENGINE", ""))
     values = config.from_env()
     settings = settings_from(values)
     configure(settings)

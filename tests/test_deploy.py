@@ -10,6 +10,7 @@ import os
 import re
 import runpy
 import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 import requests
 import yaml
 
+from tests.bench import compiled
 from tests.conftest import ExternalRedis
 from tests.devredis import RedisServer
 from tests.live import LiveService, free_port
@@ -44,6 +46,17 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
             word, _, rest = line.partition(" ")
             found.append((word.upper(), rest.strip()))
     return found
+
+
+def dockerfile_stages() -> list[list[tuple[str, str]]]:
+    """The instructions of each stage of deploy/Dockerfile, from its FROM on."""
+    stages: list[list[tuple[str, str]]] = []
+    for word, args in dockerfile_instructions():
+        if word == "FROM":
+            stages.append([])
+        if stages:
+            stages[-1].append((word, args))
+    return stages
 
 
 def image_uid() -> int:
@@ -117,6 +130,29 @@ class TestDockerfile:
                 assert ":" in image and not image.endswith(":latest"), image
         (command,) = [args for word, args in instructions if word == "CMD"]
         assert command.startswith("[")
+
+    def test_the_build_stage_compiles_the_engine_and_the_image_has_no_compiler(self) -> None:
+        build, image = dockerfile_stages()
+        assert build[0][1].endswith(" AS build")
+        build_runs = " ".join(args for word, args in build if word == "RUN")
+        assert re.search(r"apt-get install .*\bgcc\b", build_runs)
+        # mypyc, on exactly the modules `make compile` builds, as strict as it builds them
+        (mypyc,) = re.findall(r"mypyc (--[^&]*)&&", build_runs)
+        assert "--strict" in mypyc and "--config-file= " in mypyc
+        assert re.findall(r"service/engine/\w+\.py", mypyc) == list(compiled.MODULES)
+        # the extension modules go beside their sources, the runtime library to the top
+        for module in compiled.MODULES:
+            assert f"{module.removesuffix('.py')}.*.so" in build_runs, module
+        assert "__mypyc.*.so" in build_runs
+        # what it built is what runs, checked in the build already
+        assert "SCOPA_ENGINE=compiled python -P -c" in build_runs
+        # the image: the venv of the build stage (sources, built modules), and no compiler
+        env = " ".join(args for word, args in image if word == "ENV")
+        assert re.search(r"\bSCOPA_ENGINE=compiled\b", env)
+        copied = [args for word, args in image if word == "COPY" and "--from" in args]
+        assert copied == ["--from=build /opt/venv /opt/venv"]
+        image_runs = " ".join(args for word, args in image if word == "RUN")
+        assert not re.search(r"apt-get|gcc|mypy|pip install", image_runs)
 
     def test_the_build_context_lets_in_only_what_the_image_copies(self) -> None:
         patterns = [
@@ -249,7 +285,28 @@ def test_gunicorn_clears_a_named_metrics_directory_on_start(
     assert sorted(os.listdir(metrics)) == ["keep.txt"]
 
 
+def test_gunicorn_puts_pythonpath_before_its_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gunicorn has put its working directory first on the path when it reads its
+    settings; they move PYTHONPATH's directories ahead of it, in their order."""
+    # (named, else reading the settings would set it for the rest of the tests)
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    monkeypatch.setattr(sys, "path", [str(ROOT), "/other", *sys.path])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/build/mypyc", "", "/other"]))
+    runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
+    assert sys.path[:3] == ["/build/mypyc", "/other", str(ROOT)]
+    assert sys.path.count("/other") == 1
+    monkeypatch.delenv("PYTHONPATH")
+    before = list(sys.path)
+    runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
+    assert sys.path == before
+
+
 def test_metrics_on_a_port_of_their_own(redis_server: RedisServer | ExternalRedis) -> None:
+    """... and the engine each worker runs: the mypyc build under SCOPA_ENGINE=compiled
+    (`make test-compiled-engine`, PYTHONPATH=build/mypyc), else the .py sources."""
+    engine = "mypyc" if os.environ.get("SCOPA_ENGINE") == "compiled" else "python"
     metrics_port = free_port()
     with LiveService(redis_server.url, METRICS_PORT=str(metrics_port)) as service:
         assert service.session.get(service.url + "/healthz", timeout=5).status_code == 200
@@ -271,3 +328,14 @@ def test_metrics_on_a_port_of_their_own(redis_server: RedisServer | ExternalRedi
             re.M,
         )
         assert not service.server_errors(), service.server_errors()
+        # one gauge for all the workers; and one log line each (once each has built its
+        # app: /healthz may have been answered by the first one up)
+        assert f'scopa_engine_info{{build="{engine}"}} 1.0' in answer.text.splitlines()
+        deadline = time.monotonic() + 10
+        while True:
+            lines = [line for line in service.log_text().splitlines() if '"engine: ' in line]
+            if len(lines) >= service.workers or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert len(lines) == service.workers, lines
+        assert all(f'"engine": "{engine}"' in line for line in lines), lines

@@ -24,7 +24,7 @@ LAYERS = {
     "service.api": {"service.engine", "service.bots", "service.play"},
     "service.config": set(),
     "service.app": {"service.api", "service.play", "service.config"},
-    "service.worker": {"service.play", "service.config"},
+    "service.worker": {"service.engine", "service.play", "service.config"},
 }
 LIBRARIES_ABOVE_THE_ENGINE = ("flask", "flask_smorest", "marshmallow", "webargs", "redis")
 

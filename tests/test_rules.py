@@ -1246,7 +1246,7 @@ class TestPositions:
         match, _ = Match.new(players=4, seed=8)
         hand = match.hand
         copy = hand.copy()
-        fields = [name for name in Hand.__slots__ if not name.startswith("_")]
+        fields = list(HAND_FIELDS)
         assert [getattr(copy, f) for f in fields] == [getattr(hand, f) for f in fields]
         assert copy.legal_codes() == hand.legal_codes()
         copy.push(copy.legal_codes()[0])
@@ -1280,10 +1280,23 @@ class TestPositions:
             assert other.hands == [knowledge.hand if s == seat else 1 for s in range(players)]
             assert other.stock == [5] and other.turn == seat
             full = Hand.from_knowledge(knowledge, match.hand.hands, match.hand.stock)
-            fields = [name for name in Hand.__slots__ if not name.startswith("_")]
+            fields = list(HAND_FIELDS)
             assert [getattr(full, f) for f in fields] == [getattr(match.hand, f) for f in fields]
             match.push(rng.choice(match.legal_moves()))
             if match.hand_scores:
                 break
         with pytest.raises(ValueError):
             Hand.from_knowledge(knowledge, [0])
+
+
+#: Hand's public fields, spelled out: the mypyc build's Hand has no __slots__.
+HAND_FIELDS = (
+    "variant", "rules", "players", "dealer", "turn", "last_capturer", "hands", "table",
+    "stock", "piles", "scopas", "hand_size", "matta_as",
+)  # fmt: skip
+
+
+def test_hand_fields_are_its_public_slots() -> None:
+    if not hasattr(Hand, "__slots__"):
+        pytest.skip("the mypyc build's Hand has no __slots__: checked on the .py sources")
+    assert set(HAND_FIELDS) == {n for n in Hand.__slots__ if not n.startswith("_")}

@@ -7,6 +7,10 @@ card: they hold routes, statuses and timings, never bodies.
 Metrics are served at ``/metrics`` in Prometheus' text format. Under gunicorn each worker
 is its own process: with ``PROMETHEUS_MULTIPROC_DIR`` set (deploy/gunicorn.conf.py sets
 it) the workers' figures are added up.
+
+Which build of the engine's hot modules a process runs (the mypyc build of `make compile`,
+which `make run` and the image serve when they have it, or the ``.py`` sources) is told
+once per process, by a log line and by the gauge ``scopa_engine_info{build=...}``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     multiprocess,
@@ -33,6 +38,7 @@ from prometheus_client import (
 from prometheus_client import REGISTRY as DEFAULT_REGISTRY
 
 from ..engine import EventKind
+from ..engine.build import check_engine, engine_build, engine_description
 from ..play import Step
 
 REQUEST_ID = "X-Request-ID"
@@ -56,6 +62,13 @@ MATCHES_FINISHED = Counter(
     "scopa_matches_finished_total", "Matches played to the end.", ["variant"]
 )
 REDIS_ERRORS = Counter("scopa_redis_errors_total", "Requests that failed to reach Redis.")
+ENGINE_INFO = Gauge(
+    "scopa_engine_info",
+    "1 for the build of the engine's hot modules this service runs: mypyc (compiled) or "
+    "python (the .py sources).",
+    ["build"],
+    multiprocess_mode="livemax",
+)
 
 
 class JsonFormatter(logging.Formatter):
@@ -132,6 +145,24 @@ def configure_logging() -> None:
     logger.propagate = False
 
 
+#: The process that logged its engine (a forked process logs its own).
+_engine_logged_by: int | None = None
+
+
+def report_engine() -> str:
+    """Log which engine this process runs (once a process: the first app it builds) and
+    set ``scopa_engine_info``; with SCOPA_ENGINE set (``compiled`` or ``python``), refuse
+    to go on with another one. Returns the build."""
+    global _engine_logged_by
+    build = engine_build()
+    if _engine_logged_by != os.getpid():
+        _engine_logged_by = os.getpid()
+        logging.getLogger(__name__).info(engine_description(build), extra={"engine": build})
+    ENGINE_INFO.labels(build).set(1)
+    check_engine(build, os.environ.get("SCOPA_ENGINE", ""))
+    return build
+
+
 def count_step(step: Step) -> None:
     """Count the matches started, the moves and the matches finished of a step just
     committed."""
@@ -150,8 +181,9 @@ def count_step(step: Step) -> None:
 
 
 def install(app: Flask) -> None:
-    """Request ids, request metrics and /metrics on ``app``."""
+    """Request ids, request metrics and /metrics on ``app``; which engine runs, logged."""
     configure_logging()
+    report_engine()
 
     @app.before_request
     def _start() -> None:
