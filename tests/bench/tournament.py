@@ -205,8 +205,9 @@ def run(
 def elo_ratings(reports: Sequence[PairingReport], anchor: str = "random") -> dict[str, float]:
     """An Elo-style rating of each player from the hands it won, drew and lost against
     the others (a draw counts half): the ratings whose differences best fit, by least
-    squares, each pairing's ``400 log10(score / (1 - score))``, with ``anchor`` at 0.
-    A pairing one side won every hand of is clipped at a score of 0.99 (+798)."""
+    squares, each pairing's ``400 log10(score / (1 - score))``, with ``anchor`` at 0
+    (without it among the players, the first of them by name). A pairing one side won
+    every hand of is clipped at a score of 0.99 (+798)."""
     names = sorted({r.name_a for r in reports} | {r.name_b for r in reports})
     if anchor not in names:
         anchor = names[0]
@@ -309,7 +310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{name} {rating:+.0f}"
             for name, rating in sorted(ratings.items(), key=lambda item: item[1])
         )
-        print(f"\nElo-style ratings in {game[0]}, {game[1]} players (random = 0): {shown}")
+        anchor = "random" if "random" in ratings else min(ratings)
+        print(f"\nElo-style ratings in {game[0]}, {game[1]} players ({anchor} = 0): {shown}")
     print(
         f"\n{args.deals} deals per pairing, seed {args.seed}, {args.jobs} jobs, "
         f"{time.perf_counter() - start:.0f} s wall.",
