@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask.views import MethodView
@@ -9,7 +10,7 @@ from flask.views import MethodView
 from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
 from ....engine.moves import DeclarationKind
-from ....play import Answer, VersionConflictError
+from ....play import Answer, Game, Step, VersionConflictError
 from ....play.idempotency import seal_token
 from ... import ratelimit
 from ...blueprint import Blueprint
@@ -236,30 +237,20 @@ class Moves(MethodView):
         """Play a move
 
         Play a card from your hand, with the table cards it captures."""
-        game = store().load(game_id)
-        seat = seat_required(game)
-        request = move_request(seat, body)
-        if request is not None and (earlier := store().earlier_answer(game_id, request)):
-            return replayed(earlier)
         capture = body.get("capture")
-        try:
-            step = play.move(
+        return _seat_step(
+            game_id,
+            body,
+            lambda game, seat: play.move(
                 game,
                 seat,
                 Card.parse(body["card"]),
                 parse_cards(capture) if capture is not None else None,
                 bot_settings(),
                 if_match=if_match_versions(),
-            )
-            answer = Answer(200, answers.moved(step, seat), step.version)
-            store().commit(step, request=request, answer=answer)
-        except (VersionConflictError, NotYourTurnError, MatchOverError):
-            # A retry racing its own first attempt: answer as the first attempt did.
-            if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
-                raise
-            return replayed(earlier)
-        committed(step)
-        return answer.body, 200, etag(step.version)
+            ),
+            answers.moved,
+        )
 
 
 @blp.route("/<string:game_id>/declarations")
@@ -290,27 +281,45 @@ class Declarations(MethodView):
         takes if you hold it. `GET legal-moves` lists what you may declare, as entries
         to send as they are. Your cards go face up for everyone until played, the points
         go to your side, and it is still your turn: play a card next."""
-        game = store().load(game_id)
-        seat = seat_required(game)
-        request = move_request(seat, body)
-        if request is not None and (earlier := store().earlier_answer(game_id, request)):
-            return replayed(earlier)
-        try:
-            step = play.declare(
+        return _seat_step(
+            game_id,
+            body,
+            lambda game, seat: play.declare(
                 game,
                 seat,
                 DeclarationKind(body["declare"]),
                 body.get("matta_as"),
                 if_match=if_match_versions(),
-            )
-            answer = Answer(200, answers.declared(step, seat), step.version)
-            store().commit(step, request=request, answer=answer)
-        except (VersionConflictError, NotYourTurnError, MatchOverError):
-            if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
-                raise
-            return replayed(earlier)
-        committed(step)
-        return answer.body, 200, etag(step.version)
+            ),
+            answers.declared,
+        )
+
+
+def _seat_step(
+    game_id: str,
+    body: dict[str, Any],
+    act: Callable[[Game, int], Step],
+    answer_of: Callable[[Step, int], dict[str, Any]],
+) -> Any:
+    """A seat's step (a move, a declaration): ``act`` for the caller's seat, committed
+    with its answer (``answer_of``); a retry with the same Idempotency-Key gets the first
+    answer again, also when it races its own first attempt."""
+    game = store().load(game_id)
+    seat = seat_required(game)
+    request = move_request(seat, body)
+    if request is not None and (earlier := store().earlier_answer(game_id, request)):
+        return replayed(earlier)
+    try:
+        step = act(game, seat)
+        answer = Answer(200, answer_of(step, seat), step.version)
+        store().commit(step, request=request, answer=answer)
+    except (VersionConflictError, NotYourTurnError, MatchOverError):
+        # A retry racing its own first attempt: answer as the first attempt did.
+        if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
+            raise
+        return replayed(earlier)
+    committed(step)
+    return answer.body, 200, etag(step.version)
 
 
 @blp.route("/<string:game_id>/hands")

@@ -12,7 +12,7 @@ from flask.views import MethodView
 from ....bots.advice import Advice, advise
 from ....bots.analysis import Analysis, MoveEstimate, analyse
 from ....bots.declaring import choose_declaration
-from ....engine import Card, Knowledge, Rules, Status, get_variant, move_view, parse_cards
+from ....engine import Card, Knowledge, Match, Rules, Status, get_variant, move_view, parse_cards
 from ....engine.moves import Declaration
 from ....engine.views import knowledge_of, position_knowledge
 from ...blueprint import Blueprint
@@ -29,6 +29,21 @@ blp = Blueprint(
     description="What the expert computer player would play: for a seat of a game, or for "
     "a position a client keeps itself.",
 )
+
+
+def _seat_to_play(game_id: str, what: str) -> tuple[Match, int]:
+    """The game's match and the caller's seat, which must be the seat to play (else 409:
+    ``what`` is for the seat to play)."""
+    game = store().load(game_id)
+    seat = seat_required(game)
+    match = game.playing
+    if match.status is not Status.PLAYING or match.turn != seat:
+        raise Problem(
+            409,
+            ProblemType.NOT_YOUR_TURN,
+            f"{what} is for the seat to play: it is not your turn, or the match is over.",
+        )
+    return match, seat
 
 
 @blp.route("/games/<string:game_id>/hint")
@@ -49,15 +64,7 @@ class GameHint(MethodView):
 
         The move the expert computer player would make for your seat now, with the
         point margin it expects from it. It sees only what your seat sees."""
-        game = store().load(game_id)
-        seat = seat_required(game)
-        match = game.playing
-        if match.status is not Status.PLAYING or match.turn != seat:
-            raise Problem(
-                409,
-                ProblemType.NOT_YOUR_TURN,
-                "A hint is for the seat to play: it is not your turn, or the match is over.",
-            )
+        match, seat = _seat_to_play(game_id, "A hint")
         return _answer(knowledge_of(match, seat), match.table, match.legal_declarations(seat))
 
 
@@ -81,15 +88,7 @@ class GameAnalysis(MethodView):
         expert computer player expects from it, its uncertainty, and the points it
         expects by category, best first. It sees only what your seat sees. Counted as
         a hint."""
-        game = store().load(game_id)
-        seat = seat_required(game)
-        match = game.playing
-        if match.status is not Status.PLAYING or match.turn != seat:
-            raise Problem(
-                409,
-                ProblemType.NOT_YOUR_TURN,
-                "An analysis is for the seat to play: it is not your turn, or the match is over.",
-            )
+        match, seat = _seat_to_play(game_id, "An analysis")
         return _analysis(knowledge_of(match, seat), match.table)
 
 
