@@ -80,7 +80,19 @@ while (state.status !== "finished") {
 // Cirulla: a declaration, when the legal moves offer one, is sent as it is; it is
 // still Ana's turn after it.
 const cirulla = await anyone.POST("/v1/games", {
-  body: { variant: "cirulla", target: 11, seats: [{ name: "Ana" }, { name: "Bruno", bot: "greedy" }] },
+  body: {
+    variant: "cirulla",
+    target: 11,
+    seats: [{ name: "Ana" }, { name: "Bruno", bot: "greedy" }],
+    // The spec's Cirulla example deck: Ana, first to play, holds a buona (2S 3C 4B).
+    first_dealer: 1,
+    deck: [
+      "3C", "2S", "4B", "10S", "5B", "9C", "4D", "3B", "6C", "1S",
+      "7D", "1D", "2D", "3D", "4C", "5D", "6D", "8D", "9D", "10D",
+      "1C", "2C", "5C", "7C", "8C", "9S", "10C", "1B", "2B", "6B",
+      "7B", "8B", "9B", "10B", "3S", "4S", "5S", "6S", "7S", "8S",
+    ],
+  },
 });
 if (cirulla.error !== undefined) throw new Error(`createGame: ${cirulla.error.detail}`);
 const cirullaGame = { path: { game_id: cirulla.data.id } };
