@@ -211,8 +211,16 @@ JOBS ?= 2
 BUDGET ?= 50
 SEED ?= 1
 GAMES ?= scopa:2
-tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2 BUDGET=50 ms SEED=1 GAMES="scopa:2 scopa:4 scopone:4")
-	$(VENV_PY) -m tests.bench.tournament --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED) $(addprefix --game ,$(GAMES))
+PAIRINGS ?=
+# On the compiled engine where it builds (the moves are the same: budgets are counted in
+# plies, so only the time differs), else on the sources.
+TOURNAMENT_ARGS = --deals $(DEALS) --jobs $(JOBS) --budget $(BUDGET) --seed $(SEED) $(addprefix --game ,$(GAMES)) $(if $(filter levels,$(PAIRINGS)),--levels,$(addprefix --pairing ,$(PAIRINGS)))
+tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2 BUDGET=50 ms SEED=1 GAMES="scopa:2 scopa:4 scopone:4" PAIRINGS="expert:greedy ..." or PAIRINGS=levels)
+	@if $(PREPARE_COMPILED); then \
+		PYTHONPATH=$(COMPILED):$(CURDIR) $(VENV_PY) -P -m tests.bench.tournament $(TOURNAMENT_ARGS); \
+	else \
+		$(VENV_PY) -m tests.bench.tournament $(TOURNAMENT_ARGS); \
+	fi
 
 LEVEL ?= greedy
 SEATS ?= 2

@@ -405,7 +405,8 @@ class TestTournament:
             assert half >= 0
         # The same deterministic player in both seats: the two games of a deal mirror.
         assert all(sum(r.margins) == 0 for r in reports[-1].results)
-        assert reports[0].expert_times and not reports[1].expert_times
+        assert reports[0].times("expert") and not reports[0].times("greedy")
+        assert not reports[1].times("greedy") and not reports[1].times("random")
         text = tournament.table(reports, TINY_BUDGET_MS)
         assert "expert vs greedy" in text and "median" in text
 
@@ -443,3 +444,20 @@ class TestTournament:
             for _ in range(2)
         ]
         assert [r.margins for r in runs[0][0].results] == [r.margins for r in runs[1][0].results]
+
+    def test_the_levels_tournament_rates_every_level(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`--levels` plays each level against the next weaker one (and the expert
+        against greedy), each searching level at its share of the budget, and rates all
+        four; an unknown player is refused before anything is played."""
+        assert tournament.main(["--levels", "--deals", "2", "--jobs", "1", "--budget", "1"]) == 0
+        out = capsys.readouterr().out
+        for a, b in tournament.LEVEL_PAIRINGS:
+            assert f"| {a} vs {b} |" in out
+        ratings = out.split("Elo-style ratings in scopa, 2 players (random = 0): ")[1]
+        assert all(name in ratings for name in ("random", "greedy", "apprentice", "expert"))
+        # The apprentice thinks for a tenth of the expert's budget.
+        assert "Apprentice CPU time per move with a choice" in out and "budget 0.1 ms" in out
+        with pytest.raises(SystemExit):
+            tournament.main(["--pairing", "master:expert", "--deals", "1"])

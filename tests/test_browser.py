@@ -348,6 +348,12 @@ def test_a_whole_match_against_the_computer(
     # The page's own words exist in its four languages.
     missing = ann.page.evaluate("async () => (await import('/play/strings.js')).missingKeys()")
     assert missing == {"it": [], "en": [], "pt": [], "es": []}
+    # It offers every level the service has, weakest first.
+    offered = ann.page.evaluate("async () => (await import('/play/lobby.js')).LEVELS")
+    levels = live_service.session.get(f"{live_service.url}/v1/bot-levels", timeout=10).json()[
+        "levels"
+    ]
+    assert offered == [level["level"] for level in levels]
     ann.start(level="greedy", target=1)
     ann.page.wait_for_selector("#game[data-ready=true]")
     ann.screenshot("match-start")

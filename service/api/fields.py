@@ -15,7 +15,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..bots import BOT_LEVELS
+from ..bots.base import LEVELS
 from ..engine import DECK, VARIANTS, Rules, get_variant
 from ..engine.rules import OPTIONS, Option
 
@@ -66,9 +66,11 @@ CARD = Enumeration(
 )
 BOT_LEVEL = Enumeration(
     "BotLevel",
-    tuple(BOT_LEVELS),
-    "A computer player's level: `random` (any legal move), `greedy` (the best capture now, "
-    "else the least useful card) or `expert` (a search over the hidden cards it cannot see).",
+    tuple(level.name for level in LEVELS),
+    "A computer player's level, weakest first; `GET /v1/bot-levels` describes each, with "
+    "its measured strength: "
+    + ", ".join(f"`{level.name}` ({level.label})" for level in LEVELS)
+    + ".",
 )
 VARIANT = Enumeration(
     "Variant",

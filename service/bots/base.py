@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from ..engine.knowledge import Knowledge
 
@@ -15,22 +16,80 @@ class Bot(Protocol):
     def choose(self, knowledge: Knowledge, legal: list[int], rng: random.Random) -> int: ...
 
 
+@dataclass(frozen=True)
+class Level:
+    """A level of computer player a person can choose (``GET /v1/bot-levels``)."""
+
+    #: The ``bot`` value of a seat.
+    name: str
+    #: What a frontend may call it: beginner, easy, medium or hard.
+    label: str
+    #: How it plays, in a sentence.
+    description: str
+    #: The share of the expert's thinking budget (``EXPERT_BUDGET_MS``) it searches
+    #: for; 0: it does not search.
+    budget_share: float
+    #: Its Elo-style rating in 2-player Scopa, random at 0 (:data:`RATINGS_MEASURED`).
+    rating: int
+
+
+#: How the ratings were measured: ``make tournament`` (tests/bench/tournament.py), every
+#: level against the ones next to it and the expert against greedy, on the same seeded
+#: deals with the seats swapped; the ratings are the least-squares fit of each pairing's
+#: ``400 log10(score / (1 - score))``, a hand won counting 1 and a hand drawn 1/2. The
+#: figures and the command are in docs/performance.md and the README.
+RATINGS_MEASURED = "make tournament PAIRINGS=levels DEALS=1000 BUDGET=50 (2026-12-01)"
+
 #: The levels of computer player, weakest first.
-BOT_LEVELS = ("random", "greedy", "expert")
+LEVELS = (
+    Level("random", "beginner", "Plays any legal move, at random.", 0.0, 0),
+    Level(
+        "greedy",
+        "easy",
+        "Takes the best capture on the table now, else lays its least useful card; it "
+        "never thinks ahead.",
+        0.0,
+        171,
+    ),
+    Level(
+        "apprentice",
+        "medium",
+        "The expert's search over the cards it cannot see, with a tenth of its thinking time.",
+        0.1,
+        229,
+    ),
+    Level(
+        "expert",
+        "hard",
+        "Searches the ways the cards it cannot see may lie (never peeking), plays every "
+        "move in each and keeps the best; exact once nothing is hidden.",
+        1.0,
+        262,
+    ),
+)
+LEVELS_BY_NAME = {level.name: level for level in LEVELS}
+BOT_LEVELS = tuple(LEVELS_BY_NAME)
+
+#: The expert's thinking budget, ms a move, when none is given (``EXPERT_BUDGET_MS``).
+DEFAULT_BUDGET_MS = 50.0
 
 
-def make_bot(level: str, budget_ms: float | None = None) -> Bot:
-    """A computer player of ``level`` (one of BOT_LEVELS)."""
+def make_bot(level: str, budget_ms: float | None = None, **search: Any) -> Bot:
+    """A computer player of ``level`` (one of BOT_LEVELS). ``budget_ms`` is the
+    expert's budget (a searching level thinks for its share of it); ``search``: more
+    options of :class:`~service.bots.expert.ExpertBot` for a searching level."""
+    found = LEVELS_BY_NAME.get(level)
+    if found is None:
+        raise ValueError(f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
+    if found.budget_share:
+        from .expert import ExpertBot
+
+        budget = DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
+        return ExpertBot(budget_ms=budget * found.budget_share, **search)
     if level == "random":
         from .random_bot import RandomBot
 
         return RandomBot()
-    if level == "greedy":
-        from .greedy import GreedyBot
+    from .greedy import GreedyBot
 
-        return GreedyBot()
-    if level == "expert":
-        from .expert import ExpertBot
-
-        return ExpertBot() if budget_ms is None else ExpertBot(budget_ms=budget_ms)
-    raise ValueError(f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
+    return GreedyBot()

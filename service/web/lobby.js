@@ -5,7 +5,7 @@ import { $, fill, h } from './dom.js';
 import { variantName } from './names.js';
 import { t } from './strings.js';
 
-export const LEVELS = ['random', 'greedy', 'expert'];
+export const LEVELS = ['random', 'greedy', 'apprentice', 'expert'];
 export const CLOCKS = [15, 30, 60, 120];
 
 /** Fill the new-game form's choices (variants from GET /v1/variants), keeping its values. */

@@ -10,7 +10,11 @@ per game. For each pairing it reports
 - the mean point margin per hand (A's hand points minus B's) with a 95% confidence
   interval computed over the per-deal means (the two games of a deal are paired, so
   the deal, not the hand, is the independent unit);
-- the expert's CPU time per move where it had a choice (median, 99th percentile).
+- the CPU time per move of each searching player (the expert and the apprentice) where
+  it had a choice (median, 99th percentile).
+
+The players are the service's levels (service/bots/base.py LEVELS: random, greedy,
+apprentice, expert), each searching level at its share of ``--budget``.
 
 Deterministic given ``--seed``: deal ``i`` uses the shuffle seed ``seed * 1_000_000 + i``
 and every bot's random generator is seeded from the deal, the game and the seat. The
@@ -34,24 +38,33 @@ from dataclasses import dataclass, field
 from multiprocessing import Pool
 
 from service.bots import make_bot
-from service.bots.base import Bot
+from service.bots.base import LEVELS_BY_NAME, Bot
 from service.bots.declaring import choose_declaration
-from service.bots.expert import DEADLINE_SECONDS, ExpertBot
+from service.bots.expert import DEADLINE_SECONDS
 from service.engine.match import Match, moves_of
 from service.engine.views import knowledge_of
 
 PAIRINGS = (("expert", "greedy"), ("greedy", "random"), ("expert", "random"))
+#: The pairings that rate every level (``--levels``): each level against the next weaker
+#: one, and the expert against greedy.
+LEVEL_PAIRINGS = (
+    ("greedy", "random"),
+    ("apprentice", "greedy"),
+    ("expert", "apprentice"),
+    ("expert", "greedy"),
+)
 
 
 @dataclass
 class DealResult:
-    """The two games of one deal: A's margin in each, and the expert's move times."""
+    """The two games of one deal: A's margin in each, and the searching players' move
+    times."""
 
     margins: tuple[int, int]
-    #: CPU ms of each expert move with a choice, and whether it ran the Monte Carlo
-    #: search (else it solved a position with nothing hidden).
-    expert_cpu_ms: list[tuple[float, bool]] = field(default_factory=list)
-    #: Expert searches the wall-clock cap cut short (under overload only).
+    #: CPU ms of each move with a choice by a searching player, by player, and whether
+    #: it ran the Monte Carlo search (else it solved a position with nothing hidden).
+    cpu_ms: dict[str, list[tuple[float, bool]]] = field(default_factory=dict)
+    #: Searches the wall-clock cap cut short (under overload only).
     cap_hits: int = 0
 
 
@@ -66,19 +79,19 @@ def play_hand(
     names: Sequence[str],
     game_seed: str,
     game: Game = CLASSIC,
-) -> tuple[list[int], list[tuple[float, bool]]]:
+) -> tuple[list[int], dict[str, list[tuple[float, bool]]]]:
     """Play the first hand of a match of ``game`` dealt from ``seed``, ``bots[s]`` in
-    seat ``s``. Returns each side's hand points and the expert's CPU ms per choice (with
-    whether it searched). Where the variant has declarations (Cirulla), each player
-    declares as the service's computer players do."""
+    seat ``s``. Returns each side's hand points and, by searching player, its CPU ms per
+    choice (with whether it searched). Where the variant has declarations (Cirulla),
+    each player declares as the service's computer players do."""
     variant, players = game
     match, _ = Match.new(variant=variant, seed=seed, players=players, first_dealer=0)
     rngs = [random.Random(f"{game_seed}:{seat}") for seat in range(players)]
-    times: list[tuple[float, bool]] = []
+    times: dict[str, list[tuple[float, bool]]] = {}
     while not match.hand_scores:
         seat = match.turn
         assert seat is not None
-        declared = choose_declaration(level_of(names[seat]), match.legal_declarations(), rngs[seat])
+        declared = choose_declaration(names[seat], match.legal_declarations(), rngs[seat])
         if declared is not None:
             match.declare(seat, declared.kind, declared.matta_as)
         legal = match.hand.legal_codes()
@@ -86,28 +99,27 @@ def play_hand(
         start = time.process_time()
         code = bots[seat].choose(knowledge, legal, rngs[seat])
         elapsed = (time.process_time() - start) * 1000.0
-        if names[seat] == "expert" and len(legal) > 1:
-            times.append((elapsed, getattr(bots[seat], "last_plies", 0) > 0))
+        if searches(names[seat]) and len(legal) > 1:
+            searched = getattr(bots[seat], "last_plies", 0) > 0
+            times.setdefault(names[seat], []).append((elapsed, searched))
         assert code in legal, f"{names[seat]} played an illegal move"
         match.push(moves_of([code])[0])
     points = [team["total"] for team in match.hand_scores[0]["teams"]]
     return points, times
 
 
-def level_of(name: str) -> str:
-    """The service level a player of the tournament plays as (for its declarations)."""
-    return "expert" if name.startswith("expert") else name
+def searches(name: str) -> bool:
+    """Whether the level ``name`` searches (its time per move is reported)."""
+    return LEVELS_BY_NAME[name].budget_share > 0
 
 
 def make_player(name: str, budget: float, wall_cap: float) -> Bot:
-    """The bot of level ``name``; the expert with ``budget`` ms a move and its wall-clock
-    cap at ``wall_cap`` times the budget (0: no cap)."""
-    if name == "expert":
+    """The bot of level ``name``, a searching level with its share of ``budget`` ms a
+    move and its wall-clock cap at ``wall_cap`` times its budget (0: no cap)."""
+    if searches(name):
         # No cap: no wall clock at all, the hard deadline included (a seed fixes every move).
         deadline = DEADLINE_SECONDS if wall_cap else math.inf
-        return ExpertBot(
-            budget_ms=budget, cap_factor=wall_cap or math.inf, deadline_seconds=deadline
-        )
+        return make_bot(name, budget, cap_factor=wall_cap or math.inf, deadline_seconds=deadline)
     return make_bot(name)
 
 
@@ -118,7 +130,7 @@ def play_deal(task: tuple[str, str, int, int, float, float, Game]) -> DealResult
     deal_seed = seed * 1_000_000 + index
     bots = {name: make_player(name, budget, wall_cap) for name in (name_a, name_b)}
     margins = []
-    times: list[tuple[float, bool]] = []
+    times: dict[str, list[tuple[float, bool]]] = {}
     players = game[1]
     for side_a in (0, 1):
         names = [name_a if seat % 2 == side_a else name_b for seat in range(players)]
@@ -126,7 +138,8 @@ def play_deal(task: tuple[str, str, int, int, float, float, Game]) -> DealResult
             deal_seed, [bots[n] for n in names], names, f"{deal_seed}:{side_a}", game
         )
         margins.append(points[side_a] - points[1 - side_a])
-        times.extend(game_times)
+        for name, moves in game_times.items():
+            times.setdefault(name, []).extend(moves)
     cap_hits = sum(getattr(bot, "cap_hits", 0) for bot in bots.values())
     return DealResult((margins[0], margins[1]), times, cap_hits)
 
@@ -160,13 +173,13 @@ class PairingReport:
             return mean, math.inf
         return mean, 1.96 * statistics.stdev(per_deal) / math.sqrt(len(per_deal))
 
-    @property
-    def expert_times(self) -> list[float]:
-        return [t for r in self.results for t, _ in r.expert_cpu_ms]
+    def times(self, name: str) -> list[float]:
+        """CPU ms of every move with a choice by player ``name`` (if it searches)."""
+        return [t for r in self.results for t, _ in r.cpu_ms.get(name, ())]
 
-    @property
-    def searched_times(self) -> list[float]:
-        return [t for r in self.results for t, searched in r.expert_cpu_ms if searched]
+    def searched_times(self, name: str) -> list[float]:
+        """The same, for the moves it searched (not solved exactly)."""
+        return [t for r in self.results for t, s in r.cpu_ms.get(name, ()) if s]
 
     @property
     def cap_hits(self) -> int:
@@ -234,38 +247,48 @@ def elo_ratings(reports: Sequence[PairingReport], anchor: str = "random") -> dic
 
 
 def table(reports: Sequence[PairingReport], budget: float) -> str:
-    """The results as a Markdown table, and the expert's move times below it."""
+    """The results as a Markdown table, and the searching players' move times below."""
     lines = [
         "| game | pairing (A vs B) | deals | hands | A wins | draws | B wins "
-        "| margin per hand (A - B) | 95% CI | expert ms/move median, p99 |",
+        "| margin per hand (A - B) | 95% CI | CPU ms/move median, p99 |",
         "|---|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for report in reports:
         wins, draws, losses = report.wins_draws_losses
         mean, half = report.mean_and_halfwidth
-        times = report.expert_times
-        timing = f"{statistics.median(times):.1f}, {percentile(times, 0.99):.1f}" if times else "-"
+        timing = "; ".join(
+            f"{name} {statistics.median(times):.1f}, {percentile(times, 0.99):.1f}"
+            for name in (report.name_a, report.name_b)
+            if (times := report.times(name))
+        )
         variant, players = report.game
         lines.append(
             f"| {variant}, {players} players | {report.name_a} vs {report.name_b} "
             f"| {len(report.results)} "
             f"| {2 * len(report.results)} | {wins} | {draws} | {losses} "
-            f"| {mean:+.3f} | [{mean - half:+.3f}, {mean + half:+.3f}] | {timing} |"
+            f"| {mean:+.3f} | [{mean - half:+.3f}, {mean + half:+.3f}] | {timing or '-'} |"
         )
-    times = [t for report in reports for t in report.expert_times]
-    searched = [t for report in reports for t in report.searched_times]
-    if times:
+    names = sorted({n for r in reports for n in (r.name_a, r.name_b) if searches(n)})
+    for name in names:
+        times = [t for report in reports for t in report.times(name)]
+        searched = [t for report in reports for t in report.searched_times(name)]
+        if not times:
+            continue
+        own = budget * LEVELS_BY_NAME[name].budget_share
         p99 = percentile(times, 0.99)
         lines.append("")
         lines.append(
-            f"Expert CPU time per move with a choice ({len(times)} moves, budget "
-            f"{budget:g} ms): median {statistics.median(times):.1f} ms, p99 {p99:.1f} ms "
-            f"({p99 / budget:.2f}x the budget), max {max(times):.1f} ms. "
+            f"{name.capitalize()} CPU time per move with a choice ({len(times)} moves, "
+            f"budget {own:g} ms): median {statistics.median(times):.1f} ms, p99 "
+            f"{p99:.1f} ms ({p99 / own:.2f}x the budget), max {max(times):.1f} ms. "
             f"Moves it searched ({len(searched)}; the others it solved exactly): median "
             f"{statistics.median(searched or [0]):.1f} ms, mean "
-            f"{statistics.fmean(searched or [0]):.1f} ms. Searches cut by the wall-clock "
-            f"cap: {sum(report.cap_hits for report in reports)}."
+            f"{statistics.fmean(searched or [0]):.1f} ms."
         )
+    lines.append("")
+    lines.append(
+        f"Searches cut by the wall-clock cap: {sum(report.cap_hits for report in reports)}."
+    )
     return "\n".join(lines)
 
 
@@ -274,7 +297,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=1000, help="deals per pairing")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--seed", type=int, default=1, help="base seed of the shuffles")
-    parser.add_argument("--budget", type=float, default=50.0, help="expert budget, ms a move")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=50.0,
+        help="the expert's budget, ms a move (the apprentice thinks for a tenth of it)",
+    )
     parser.add_argument(
         "--wall-cap",
         type=float,
@@ -294,10 +322,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="A:B",
         help="a pairing to play (repeatable); default: expert:greedy greedy:random expert:random",
     )
+    parser.add_argument(
+        "--levels",
+        action="store_true",
+        help="rate every level: " + " ".join(f"{a}:{b}" for a, b in LEVEL_PAIRINGS),
+    )
     args = parser.parse_args(argv)
     pairings = list(PAIRINGS)
+    if args.levels:
+        pairings = list(LEVEL_PAIRINGS)
     if args.pairing:
         pairings = [(a, b) for a, _, b in (p.partition(":") for p in args.pairing)]
+    for name in {n for pairing in pairings for n in pairing}:
+        if name not in LEVELS_BY_NAME:
+            parser.error(f"unknown player {name!r}: choose among {', '.join(LEVELS_BY_NAME)}")
     games = [CLASSIC]
     if args.game:
         games = [(v, int(n)) for v, _, n in (g.partition(":") for g in args.game)]

@@ -5,7 +5,8 @@ from .cards import blp as cards
 from .games import blp as games
 from .health import blp as health
 from .hints import blp as hints
+from .levels import blp as levels
 from .variants import blp as variants
 
 #: Every blueprint of the API, in the order the spec lists them.
-BLUEPRINTS = (games, hints, variants, cards, analysis, health)
+BLUEPRINTS = (games, hints, variants, levels, cards, analysis, health)

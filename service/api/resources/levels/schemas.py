@@ -1,0 +1,36 @@
+"""What /v1/bot-levels answers."""
+
+from __future__ import annotations
+
+from marshmallow import fields
+
+from ...fields import BotLevel
+from ...responses import ResponseSchema
+
+
+class LevelSchema(ResponseSchema):
+    level = BotLevel(metadata={"description": "The `bot` value of a seat."})
+    label = fields.String(
+        metadata={
+            "description": "What a frontend may call it.",
+            "enum": ["beginner", "easy", "medium", "hard"],
+        }
+    )
+    description = fields.String(metadata={"description": "How it plays."})
+    thinking_ms = fields.Float(
+        metadata={
+            "description": "The CPU time it thinks for a move on this service, in ms "
+            "(0: it does not search); set by the service's `EXPERT_BUDGET_MS`."
+        }
+    )
+    rating = fields.Integer(
+        metadata={
+            "description": "Its Elo-style rating, random at 0, measured at the default "
+            "thinking time (see `ratings`)."
+        }
+    )
+
+
+class LevelListSchema(ResponseSchema):
+    levels = fields.List(fields.Nested(LevelSchema), metadata={"description": "Weakest first."})
+    ratings = fields.String(metadata={"description": "How the ratings were measured."})
