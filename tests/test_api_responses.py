@@ -108,6 +108,7 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
     requests = [
         declared,
         client.get("/v1/variants"),
+        client.get("/v1/bot-levels"),
         client.get("/v1/cards?lang=it"),
         client.get("/healthz"),
         client.get("/readyz"),
