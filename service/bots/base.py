@@ -70,9 +70,6 @@ LEVELS = (
 LEVELS_BY_NAME = {level.name: level for level in LEVELS}
 BOT_LEVELS = tuple(LEVELS_BY_NAME)
 
-#: The expert's thinking budget, ms a move, when none is given (``EXPERT_BUDGET_MS``).
-DEFAULT_BUDGET_MS = 50.0
-
 
 def make_bot(level: str, budget_ms: float | None = None, **search: Any) -> Bot:
     """A computer player of ``level`` (one of BOT_LEVELS). ``budget_ms`` is the
@@ -82,7 +79,7 @@ def make_bot(level: str, budget_ms: float | None = None, **search: Any) -> Bot:
     if found is None:
         raise ValueError(f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
     if found.budget_share:
-        from .expert import ExpertBot
+        from .expert import DEFAULT_BUDGET_MS, ExpertBot
 
         budget = DEFAULT_BUDGET_MS if budget_ms is None else budget_ms
         return ExpertBot(budget_ms=budget * found.budget_share, **search)

@@ -67,6 +67,8 @@ from .worlds import sample_world
 #: 2.5-4). The default 50 ms budget is 11,500 plies: about 310 playouts at the first
 #: move of a 2-player hand, 880 in the round before the last deal.
 PLIES_PER_MS = 230.0
+#: The thinking budget a move, in ms, when none is given (``EXPERT_BUDGET_MS``'s default).
+DEFAULT_BUDGET_MS = 50.0
 #: What a playout costs beyond its moves (copying the world, scoring the hand), in plies.
 PLAYOUT_OVERHEAD_PLIES = 1
 #: The wall-clock cap is never shorter than this: the smallest search (one playout per
@@ -96,7 +98,7 @@ class ExpertBot:
 
     def __init__(
         self,
-        budget_ms: float = 50.0,
+        budget_ms: float = DEFAULT_BUDGET_MS,
         *,
         plies_per_ms: float = PLIES_PER_MS,
         cap_factor: float = 3.0,

@@ -25,18 +25,11 @@ import statistics
 import sys
 from multiprocessing import Pool
 
-from service.bots import make_bot
-from service.bots.base import Bot
-from service.bots.expert import ExpertBot
+from service.bots.base import BOT_LEVELS, Bot
 from service.engine.match import Match, moves_of
 from service.engine.moves import best_declaration
 from service.engine.views import knowledge_of
-
-
-def make_player(level: str, budget: float) -> Bot:
-    if level == "expert":  # no wall clock: a seed fixes every move
-        return ExpertBot(budget_ms=budget, cap_factor=math.inf, deadline_seconds=math.inf)
-    return make_bot(level)
+from tests.bench.tournament import make_player, searches
 
 
 def play_hand(
@@ -68,7 +61,7 @@ def play_deal(task: tuple[str, int, int, int, float]) -> tuple[float, int]:
     declarations."""
     level, players, seed, index, budget = task
     deal_seed = seed * 1_000_000 + index
-    bot = make_player(level, budget)
+    bot = make_player(level, budget, wall_cap=0.0)  # no wall clock: a seed fixes every move
     margins, declared = [], 0
     for team in (0, 1):  # the declaring side in each seat
         margin, made = play_hand(deal_seed, players, team, bot, f"{deal_seed}:{team}")
@@ -79,7 +72,7 @@ def play_deal(task: tuple[str, int, int, int, float]) -> tuple[float, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--level", default="greedy", choices=["random", "greedy", "expert"])
+    parser.add_argument("--level", default="greedy", choices=BOT_LEVELS)
     parser.add_argument("--players", type=int, default=2, choices=[2, 4])
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=2)
@@ -96,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     mean = statistics.fmean(per_deal)
     half = 1.96 * statistics.stdev(per_deal) / math.sqrt(len(per_deal))
     declared = sum(made for _, made in results)
-    budget = f", expert budget {args.budget:g} ms" if args.level == "expert" else ""
+    budget = f", expert budget {args.budget:g} ms" if searches(args.level) else ""
     print(
         f"Cirulla, {args.players} players, {args.level} on both sides{budget}, "
         f"{args.deals} deals x 2 seatings (seed {args.seed}):"
