@@ -19,8 +19,10 @@ class LevelSchema(ResponseSchema):
     description = fields.String(metadata={"description": "How it plays."})
     thinking_ms = fields.Float(
         metadata={
-            "description": "The CPU time it thinks for a move on this service, in ms "
-            "(0: it does not search); set by the service's `EXPERT_BUDGET_MS`."
+            "description": "Its thinking budget a move on this service, in ms of CPU "
+            "(0: it does not search), set by the service's `EXPERT_BUDGET_MS`: the most it "
+            "spends, counted in simulated moves so that a seed gives the same move; the "
+            "compiled engine spends about 60% of it."
         }
     )
     rating = fields.Integer(
