@@ -54,6 +54,10 @@ MATCHES: list[dict[str, Any]] = [
 ]
 
 
+#: The games created, beyond the matches, to see them spread over the masters.
+SPREAD_GAMES = 60
+
+
 class Table:
     """Plays one match as all its people, sending each request to the next instance in
     turn. A 503 (the only answer a failover may give) is retried after its Retry-After,
@@ -241,13 +245,23 @@ def test_matches_play_through_two_instances_on_a_redis_cluster(cluster: Any) -> 
         finished, statuses = play_all(bases)
         assert set(statuses) <= {200, 201}, statuses
         assert_ended_correctly(cluster.url, finished, bases)
+        # Enough more games that each of the three masters holds some: the ids are
+        # random, and six alone all land on one master once in 243 runs; sixty
+        # miss one master once in ten billion.
+        table = Table(bases, random.Random(0), statuses)
+        created = [
+            table.send("POST", "/v1/games", body={"variant": "scopa", "players": 2})["id"]
+            for _ in range(SPREAD_GAMES)
+        ]
         for service in services:
             assert not service.server_errors(), service.log_tail()
-    # The games are spread over the cluster: each master holds some.
+    # The games are spread over the cluster: each master holds some, and each is there.
     client = connections.connect(cluster.url)
     assert isinstance(client, connections.RedisCluster)
-    holders = {client.get_node_from_key(key_for(game_id)).name for game_id, _ in finished}
-    assert len(holders) >= 2, holders
+    game_ids = [game_id for game_id, _ in finished] + created
+    holders = {client.get_node_from_key(key_for(game_id)).name for game_id in game_ids}
+    assert len(holders) == 3, holders
+    assert all(client.exists(key_for(game_id)) == 1 for game_id in game_ids)
     connections.close(client)
 
 
