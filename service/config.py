@@ -67,7 +67,8 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         # Origins browser apps may call the API from (comma-separated, or *; default:
         # none, no CORS): service/api/cors.py.
         "CORS_ORIGINS": env.get("CORS_ORIGINS", ""),
-        # The expert computer player's search budget per move.
+        # The expert computer player's search budget per move (service.bots'
+        # DEFAULT_BUDGET_MS; this module imports nothing of the service).
         "EXPERT_BUDGET_MS": float(env.get("EXPERT_BUDGET_MS", 50.0)),
         # Event streams (GET /v1/games/{id}/stream; service/api/resources/games/stream.py):
         # a keep-alive comment this often while nothing happens (it also rereads the log:

@@ -11,11 +11,13 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.bots import BOT_LEVELS, make_bot
+from service import config
+from service.bots import BOT_LEVELS, DEFAULT_BUDGET_MS, make_bot
 from service.bots.base import LEVELS
 from service.bots.expert import ExpertBot
 from service.bots.greedy import GreedyBot
 from service.bots.random_bot import RandomBot
+from service.play.steps import BotSettings
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -41,6 +43,13 @@ def test_the_thinking_time_follows_the_services_budget(
     client = make_app(REDIS_URL=redis_url, EXPERT_BUDGET_MS=20).test_client()
     levels = client.get("/v1/bot-levels").get_json()["levels"]
     assert [level["thinking_ms"] for level in levels] == [0, 0, 2, 20]
+
+
+def test_the_service_and_the_engine_think_as_long_by_default() -> None:
+    """service.config imports nothing of the service (tests/test_layers.py), so it
+    states the default budget again: it must be the expert's, and the moves' steps'."""
+    assert config.from_env({})["EXPERT_BUDGET_MS"] == DEFAULT_BUDGET_MS
+    assert BotSettings().expert_budget_ms == DEFAULT_BUDGET_MS
 
 
 def test_each_level_is_the_player_it_describes() -> None:

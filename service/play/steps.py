@@ -19,7 +19,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..bots import make_bot
+from ..bots import DEFAULT_BUDGET_MS, make_bot
 from ..bots.declaring import choose_declaration
 from ..engine import Card, Event, EventKind, Match, Rules, Status, parse_cards
 from ..engine.cards import codes
@@ -70,7 +70,7 @@ class BotSettings:
     #: (service/play/background.py).
     time_limit_seconds: float = 0.3
     #: The expert's search budget per move.
-    expert_budget_ms: float = 50.0
+    expert_budget_ms: float = DEFAULT_BUDGET_MS
 
 
 @dataclass(frozen=True)
