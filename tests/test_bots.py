@@ -21,12 +21,12 @@ from service.bots.expert import (
     solve,
 )
 from service.bots.greedy import GreedyBot
-from service.bots.playout import greedy_code, greedy_ranking, sweepable_cache
+from service.bots.playout import greedy_code, greedy_ranking, margin, sweepable_cache
 from service.bots.random_bot import RandomBot
 from service.engine import Knowledge
 from service.engine.cards import Card
-from service.engine.hand import move_code
-from service.engine.masks import BIT, indices, mask_of
+from service.engine.hand import Hand, move_code
+from service.engine.masks import BIT, FULL, indices, mask_of
 from service.engine.match import Match, moves_of
 from service.engine.rules import ForcedCapture, Rules
 from service.engine.variants import VARIANTS
@@ -209,6 +209,17 @@ class TestExpert:
     def test_hidden_cards_make_it_search(self) -> None:
         match = position(hand="7C 1B", table="6S", other="7S 10B", stock="1D 2D 3D 4D 5D 6D")
         assert not is_determined(knowledge_of(match, 0))
+
+    @pytest.mark.parametrize(("variant", "expected"), [("scopa", -2), ("cirulla", 7)])
+    def test_it_values_a_hand_by_the_variants_points(self, variant: str, expected: int) -> None:
+        """The margin the search values counts every point the play decides: in Cirulla,
+        the grande (docs/rules.md C7.2: 8D 9D 10D, 5 points) and the piccola (C7.3: the
+        run of coins from the ace, 1D to 4D here, 4 points) on top of R7's. Side 0 holds
+        seven coins (R7: 1 point) against the rest (cards, settebello, primiera: 3)."""
+        own = mask_of(Card.parse(c) for c in "1D 2D 3D 4D 8D 9D 10D".split())
+        hand = Hand(VARIANTS[variant], Rules(), hands=[0, 0], piles=[own, FULL ^ own], turn=None)
+        assert margin(hand, (0, 1), 0) == expected
+        assert margin(hand, (0, 1), 1) == -expected
 
 
 #: A king on a table of 28 cards (aces to sevens) can take hundreds of sets making 10.

@@ -21,12 +21,14 @@ seat cannot see:
   window), its uncertainty 0; its points by category are those of the end of the hand
   on the principal line (both sides playing the minimax moves).
 
-The points by category are those the margin counts: docs/rules.md R7 (cards, coins,
-settebello, primiera, scopas) and the options that score (re_bello, napola), for the
-seat's side (``points``) and for the best other side in each world (``others``); so a
-value is the sum of ``points`` minus the sum of ``others``. A variant's own lines
-(Cirulla's dealer bonus, declarations, grande and piccola) are not in it: the expert
-does not weigh them.
+The points by category are those the margin counts
+(:func:`~service.engine.scoring.played_points`): docs/rules.md R7 (cards, coins,
+settebello, primiera, scopas), the options that score (re_bello, napola) and the
+variant's lines that come from the pile (Cirulla's grande and piccola, C7.2, C7.3), for
+the seat's side (``points``) and for the best other side in each world (``others``); so
+a value is the sum of ``points`` minus the sum of ``others``. The lines settled before
+the first card (Cirulla's dealer bonus and declarations) are not in it: no move changes
+them.
 
 The budget is counted in work, as the expert's: plies of the playouts, so a seed always
 gives the same analysis unless a wall clock cuts in. With ``budget_ms`` the analysis
@@ -52,7 +54,7 @@ from dataclasses import dataclass
 from ..engine import Knowledge, Move
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.match import moves_of
-from ..engine.scoring import hand_points
+from ..engine.scoring import played_points
 from .expert import (
     CHECK_EVERY,
     DEADLINE_SECONDS,
@@ -159,7 +161,7 @@ def analyse(
         ply_budget = max(1, int(budget_ms * plies_per_ms))
         results, worlds = _sampled(knowledge, first, order, side, local, ply_budget, clock)
         method = SAMPLED
-    categories = tuple(hand_points([0, 0], [0, 0], knowledge.rules)[0])
+    categories = tuple(played_points(knowledge.variant, [0, 0], [0, 0], knowledge.rules)[0])
     moves = _estimates(order, results, exact=method == EXACT)
     return Analysis(
         seat=knowledge.seat,
@@ -185,7 +187,7 @@ def _outcome(
     side's (the first of the best, on a tie)."""
     team_count = max(teams) + 1
     piles, scopas = hand.team_piles(list(teams), team_count)
-    points = hand_points(piles, scopas, hand.rules)
+    points = played_points(hand.variant, piles, scopas, hand.rules)
     totals = [sum(p.values()) for p in points]
     other = max((s for s in range(team_count) if s != side), key=totals.__getitem__)
     return totals[side] - totals[other], points[side], points[other]

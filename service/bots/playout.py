@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..engine.cards import PRIMIERA_POINTS
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.masks import BIT, COINS, SETTEBELLO, SIG_SLICE, VALUE, signature
-from ..engine.scoring import hand_points
+from ..engine.scoring import played_points
 from ..engine.variants import Variant
 
 _PRIMIERA = tuple(PRIMIERA_POINTS[v] for v in VALUE)
@@ -164,9 +164,11 @@ def play_out(hand: Hand) -> int:
 
 
 def margin(hand: Hand, teams: tuple[int, ...], side: int) -> int:
-    """``side``'s points in the finished ``hand`` minus the best other side's."""
+    """``side``'s points in the finished ``hand`` minus the best other side's: the
+    points its play decides (:func:`~service.engine.scoring.played_points`)."""
     team_count = max(teams) + 1
     piles, scopas = hand.team_piles(list(teams), team_count)
-    totals = [sum(points.values()) for points in hand_points(piles, scopas, hand.rules)]
+    points = played_points(hand.variant, piles, scopas, hand.rules)
+    totals = [sum(lines.values()) for lines in points]
     own = totals[side]
     return own - max(t for s, t in enumerate(totals) if s != side)

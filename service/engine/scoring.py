@@ -101,6 +101,20 @@ def hand_points(piles: Sequence[int], scopas: Sequence[int], rules: Rules) -> li
     return result
 
 
+def played_points(
+    variant: Variant, piles: Sequence[int], scopas: Sequence[int], rules: Rules
+) -> list[dict[str, int]]:
+    """Points by category that each side's play earns in a hand of ``variant``:
+    :func:`hand_points` (R7, R9), and the variant's lines that come from the pile
+    (Cirulla's grande and piccola, C7.2, C7.3); not the lines settled before the first
+    card is played (the dealer's bonus, the declarations). What a search values."""
+    points = hand_points(piles, scopas, rules)
+    if variant.has_pile_bonuses:
+        for lines, pile in zip(points, piles, strict=True):
+            lines.update(variant.bonus_points(pile, rules))
+    return points
+
+
 def score_piles(
     piles: Sequence[int],
     scopas: Sequence[int],

@@ -63,6 +63,9 @@ class Variant:
     bonus_apart: ClassVar[bool] = False
     #: Seats may declare their cards (:meth:`declarations`; Cirulla, C3).
     has_declarations: ClassVar[bool] = False
+    #: A side's pile earns lines of the variant's own (:meth:`bonus_points`; Cirulla's
+    #: grande and piccola, C7.2, C7.3): a search that values a hand must count them.
+    has_pile_bonuses: ClassVar[bool] = False
     #: Each move says the kind of its capture (:meth:`capture_kind`; Cirulla, C4.4).
     reports_capture_kind: ClassVar[bool] = False
 

@@ -105,6 +105,7 @@ class Cirulla(Variant):
     redeal_reason = "two or more aces on the table (C2.2)"
     bonus_apart = True
     has_declarations = True
+    has_pile_bonuses = True
     reports_capture_kind = True
     extra_options = CIRULLA_OPTIONS
     title = "Cirulla"

@@ -180,8 +180,9 @@ class ExpectedPointsSchema(ResponseSchema):
     """A side's expected hand points by category (docs/rules.md R7, R9): the mean over
     the sampled worlds, or, when exact, the points at the end of the principal line."""
 
-    #: The options' categories, only when the position's rules play them.
-    optional = frozenset({"re_bello", "napola"})
+    #: The options' categories, only when the position's rules play them, and the
+    #: variant's own, only in that variant (Cirulla).
+    optional = frozenset({"re_bello", "napola", "grande", "piccola"})
 
     cards = fields.Float(metadata={"description": f"{_EXPECTED}: 1 for most cards."})
     coins = fields.Float(metadata={"description": f"{_EXPECTED}: 1 for most coins."})
@@ -195,6 +196,18 @@ class ExpectedPointsSchema(ResponseSchema):
     )
     napola = fields.Float(
         metadata={"description": f"{_EXPECTED}: option napola, the run of coins from the ace."}
+    )
+    grande = fields.Float(
+        metadata={
+            "description": f"{_EXPECTED}: Cirulla only, 5 for the 8, 9 and 10 of coins "
+            "(docs/rules.md C7.2)."
+        }
+    )
+    piccola = fields.Float(
+        metadata={
+            "description": f"{_EXPECTED}: Cirulla only, 3 to `piccola_max` for the run of "
+            "coins from the ace, the 3 of coins at least (docs/rules.md C7.3)."
+        }
     )
 
 
@@ -292,9 +305,10 @@ class MoveAnalysesSchema(ResponseSchema):
     categories = fields.List(
         fields.String(),
         metadata={
-            "description": "The categories in `points` and `others`: R7's, and the "
-            "options that score (docs/rules.md R9). A variant's own lines (Cirulla's) are "
-            "not estimated."
+            "description": "The categories in `points` and `others`: R7's, the options "
+            "that score (docs/rules.md R9), and in Cirulla the grande and the piccola "
+            "(C7.2, C7.3). The lines settled before the first card (Cirulla's dealer "
+            "bonus and declarations) are not estimated: no move changes them."
         },
     )
     moves = fields.List(
