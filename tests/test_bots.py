@@ -433,6 +433,24 @@ class TestTournament:
         assert all(sum(r.margins) == 0 for r in reports[-1].results)
         assert "players" in tournament.table(reports, TINY_BUDGET_MS)
 
+    def test_the_earlier_expert_plays_classic_scopa_as_the_expert_does(self) -> None:
+        """expert_v1 differs from the expert only in what a Cirulla hand is worth: in a
+        Scopa hand, given the same random draws, it makes every choice the same and
+        values it the same."""
+        match, _ = Match.new(variant="scopa", seed=11, players=2, first_dealer=0)
+        expert = tournament.make_player("expert", TINY_BUDGET_MS, 0.0)
+        earlier = tournament.make_player("expert_v1", TINY_BUDGET_MS, 0.0)
+        assert isinstance(expert, ExpertBot) and isinstance(earlier, ExpertBot)
+        while not match.hand_scores:
+            assert match.turn is not None
+            known, legal = knowledge_of(match, match.turn), match.hand.legal_codes()
+            chosen = expert.choose(known, legal, random.Random(len(legal)))
+            assert earlier.choose(known, legal, random.Random(len(legal))) == chosen
+            assert earlier.last_value == expert.last_value
+            match.push(moves_of([chosen])[0])
+        with pytest.raises(SystemExit):
+            tournament.main(["--pairing", "expert:expert_v0", "--deals", "1"])
+
     def test_elo_ratings_fit_the_pairings(self) -> None:
         """Ratings whose differences are 400 log10(score / (1 - score)) of each pairing,
         the anchor at 0; one-sided pairings clipped."""

@@ -55,7 +55,7 @@ from collections.abc import Iterator
 
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.knowledge import Knowledge
-from .playout import greedy_ranking, margin, play_out, sweepable_cache
+from .playout import Value, greedy_ranking, margin, play_out, sweepable_cache
 from .worlds import sample_world
 
 #: Simulated moves per millisecond of CPU, measured with ``tests/bench/calibrate.py``
@@ -103,8 +103,11 @@ class ExpertBot:
         plies_per_ms: float = PLIES_PER_MS,
         cap_factor: float = 3.0,
         deadline_seconds: float = DEADLINE_SECONDS,
+        worth: Value = margin,
     ) -> None:
         self.budget_ms = budget_ms
+        #: What a finished hand is worth to a side (the search maximizes its mean).
+        self.worth = worth
         self.ply_budget = max(1, int(budget_ms * plies_per_ms))
         self.cap_seconds = max(budget_ms * cap_factor, MIN_CAP_MS) / 1000.0
         self.deadline_seconds = deadline_seconds
@@ -135,7 +138,7 @@ class ExpertBot:
             world = sample_world(knowledge, local)  # the only world there is
             side = knowledge.teams[knowledge.seat]
             clock = Clock(deadline, every=CHECK_EVERY)
-            code, self.last_value = solve(world, legal, knowledge.teams, side, clock)
+            code, self.last_value = solve(world, legal, knowledge.teams, side, clock, self.worth)
         else:
             clock = Clock(deadline)
             code = self.search(knowledge, legal, local, clock)
@@ -173,7 +176,9 @@ class ExpertBot:
             if round_index:
                 candidates = best_half(candidates, totals)
             for _ in range(max(1, playouts // rounds // len(candidates))):
-                margins = rollouts(next(worlds), candidates, knowledge.teams, side, clock)
+                margins = rollouts(
+                    next(worlds), candidates, knowledge.teams, side, clock, self.worth
+                )
                 done += len(margins)
                 # A world cut short would favour the candidates played in it; but in
                 # the first world, the ones played are all there is to go by.
@@ -254,24 +259,32 @@ def best_half(candidates: list[int], totals: dict[int, int]) -> list[int]:
 
 
 def rollouts(
-    world: Hand, candidates: list[int], teams: tuple[int, ...], side: int, clock: Clock
+    world: Hand,
+    candidates: list[int],
+    teams: tuple[int, ...],
+    side: int,
+    clock: Clock,
+    worth: Value = margin,
 ) -> list[int]:
     """The :func:`rollout` margin of each candidate in ``world``, in order, until the
     clock (read after each) expires: then of those played so far."""
     margins = []
     for code in candidates:
-        margins.append(rollout(world, code, teams, side))
+        margins.append(rollout(world, code, teams, side, worth))
         if clock.tick():
             break
     return margins
 
 
-def rollout(world: Hand, code: int, teams: tuple[int, ...], side: int) -> int:
-    """Play ``code`` in a copy of ``world``, finish the hand greedily, return the margin."""
+def rollout(
+    world: Hand, code: int, teams: tuple[int, ...], side: int, worth: Value = margin
+) -> int:
+    """Play ``code`` in a copy of ``world``, finish the hand greedily, return its
+    ``worth`` (by default the margin)."""
     hand = world.copy()
     if not hand.push(code) & HAND_OVER:
         play_out(hand)
-    return margin(hand, teams, side)
+    return worth(hand, teams, side)
 
 
 # -- exact play when nothing is hidden ---------------------------------------------------
@@ -298,6 +311,7 @@ def solve(
     teams: tuple[int, ...],
     side: int,
     clock: Clock | None = None,
+    worth: Value = margin,
 ) -> tuple[int, float]:
     """The move with the best minimax margin for ``side`` in a fully known ``world``,
     and that margin (alpha-beta; every seat of ``side`` maximizes, every other seat
@@ -308,7 +322,7 @@ def solve(
     generated; give it ``every=CHECK_EVERY``) the search stops and answers the best move
     it has valued in full; if none, the greedy player's choice (the first tried),
     valued by a greedy playout."""
-    solver = Solver(teams, side, clock or Clock(math.inf, every=CHECK_EVERY))
+    solver = Solver(teams, side, clock or Clock(math.inf, every=CHECK_EVERY), worth)
     order = ordered_candidates(world, legal)
     best_code, best = order[0], -math.inf
     try:
@@ -318,7 +332,7 @@ def solve(
                 best_code, best = code, value
     except OutOfTime:
         if best == -math.inf:
-            best = rollout(world, best_code, teams, side)
+            best = rollout(world, best_code, teams, side, worth)
     return best_code, best
 
 
@@ -328,12 +342,15 @@ class Solver:
     the line that gives the value (what the analysis of a move reports,
     service/bots/analysis.py)."""
 
-    __slots__ = ("teams", "side", "clock")
+    __slots__ = ("teams", "side", "clock", "worth")
 
-    def __init__(self, teams: tuple[int, ...], side: int, clock: Clock) -> None:
+    def __init__(
+        self, teams: tuple[int, ...], side: int, clock: Clock, worth: Value = margin
+    ) -> None:
         self.teams = teams
         self.side = side
         self.clock = clock
+        self.worth = worth
 
     def line_after(self, world: Hand, code: int, alpha: float, beta: float) -> tuple[float, Hand]:
         """The minimax margin after ``code`` is played in ``world``, within alpha-beta's
@@ -341,7 +358,7 @@ class Solver:
         clock expires."""
         hand = world.copy()
         if hand.push(code) & HAND_OVER:
-            return margin(hand, self.teams, self.side), hand
+            return self.worth(hand, self.teams, self.side), hand
         assert hand.turn is not None
         maximizing = self.teams[hand.turn] == self.side
         replies = hand.legal_codes()

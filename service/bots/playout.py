@@ -10,6 +10,8 @@ playout in a sampled world models opponents that cannot see our cards.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..engine.cards import PRIMIERA_POINTS
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.masks import BIT, COINS, SETTEBELLO, SIG_SLICE, VALUE, signature
@@ -161,6 +163,10 @@ def play_out(hand: Hand) -> int:
         plies += 1
         if hand.push(greedy_code(hand, hand.legal_codes(), cache)) & HAND_OVER:
             return plies
+
+
+#: What a finished hand is worth to a side: ``value(hand, teams, side)``.
+Value = Callable[[Hand, tuple[int, ...], int], int]
 
 
 def margin(hand: Hand, teams: tuple[int, ...], side: int) -> int:

@@ -14,7 +14,8 @@ per game. For each pairing it reports
   it had a choice (median, 99th percentile).
 
 The players are the service's levels (service/bots/base.py LEVELS: random, greedy,
-apprentice, expert), each searching level at its share of ``--budget``.
+apprentice, expert), each searching level at its share of ``--budget``, and the earlier
+experts kept to measure the current one against (:data:`EARLIER`).
 
 Deterministic given ``--seed``: deal ``i`` uses the shuffle seed ``seed * 1_000_000 + i``
 and every bot's random generator is seeded from the deal, the game and the seat. The
@@ -40,8 +41,10 @@ from multiprocessing import Pool
 from service.bots import make_bot
 from service.bots.base import LEVELS_BY_NAME, Bot
 from service.bots.declaring import choose_declaration
-from service.bots.expert import DEADLINE_SECONDS
+from service.bots.expert import DEADLINE_SECONDS, ExpertBot
+from service.engine.hand import Hand
 from service.engine.match import Match, moves_of
+from service.engine.scoring import hand_points
 from service.engine.views import knowledge_of
 
 PAIRINGS = (("expert", "greedy"), ("greedy", "random"), ("expert", "random"))
@@ -53,6 +56,23 @@ LEVEL_PAIRINGS = (
     ("expert", "apprentice"),
     ("expert", "greedy"),
 )
+
+
+def classic_margin(hand: Hand, teams: tuple[int, ...], side: int) -> int:
+    """The margin as the expert valued a hand until 2026-12-01: R7's points and the R9
+    options (``hand_points``) only, blind to a variant's pile lines (Cirulla's grande
+    and piccola, docs/rules.md C7.2, C7.3)."""
+    team_count = max(teams) + 1
+    piles, scopas = hand.team_piles(list(teams), team_count)
+    totals = [sum(points.values()) for points in hand_points(piles, scopas, hand.rules)]
+    return totals[side] - max(t for s, t in enumerate(totals) if s != side)
+
+
+#: Earlier experts, no service level: each measures what a change to the expert won.
+EARLIER = {
+    "expert_v1": "the expert until 2026-12-01, which valued a hand without Cirulla's "
+    "grande and piccola (it plays every other variant as the expert does)",
+}
 
 
 @dataclass
@@ -109,17 +129,21 @@ def play_hand(
 
 
 def searches(name: str) -> bool:
-    """Whether the level ``name`` searches (its time per move is reported)."""
-    return LEVELS_BY_NAME[name].budget_share > 0
+    """Whether the player ``name`` searches (its time per move is reported)."""
+    return name in EARLIER or LEVELS_BY_NAME[name].budget_share > 0
 
 
 def make_player(name: str, budget: float, wall_cap: float) -> Bot:
     """The bot of level ``name``, a searching level with its share of ``budget`` ms a
-    move and its wall-clock cap at ``wall_cap`` times its budget (0: no cap)."""
+    move and its wall-clock cap at ``wall_cap`` times its budget (0: no cap); or the
+    earlier expert ``name`` (:data:`EARLIER`), with the whole budget."""
     if searches(name):
         # No cap: no wall clock at all, the hard deadline included (a seed fixes every move).
         deadline = DEADLINE_SECONDS if wall_cap else math.inf
-        return make_bot(name, budget, cap_factor=wall_cap or math.inf, deadline_seconds=deadline)
+        limits = {"cap_factor": wall_cap or math.inf, "deadline_seconds": deadline}
+        if name == "expert_v1":
+            return ExpertBot(budget, worth=classic_margin, **limits)
+        return make_bot(name, budget, **limits)
     return make_bot(name)
 
 
@@ -333,9 +357,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairings = list(LEVEL_PAIRINGS)
     if args.pairing:
         pairings = [(a, b) for a, _, b in (p.partition(":") for p in args.pairing)]
+    players = [*LEVELS_BY_NAME, *EARLIER]
     for name in {n for pairing in pairings for n in pairing}:
-        if name not in LEVELS_BY_NAME:
-            parser.error(f"unknown player {name!r}: choose among {', '.join(LEVELS_BY_NAME)}")
+        if name not in players:
+            parser.error(f"unknown player {name!r}: choose among {', '.join(players)}")
     games = [CLASSIC]
     if args.game:
         games = [(v, int(n)) for v, _, n in (g.partition(":") for g in args.game)]
