@@ -13,8 +13,9 @@ The expert never looks at a hidden card: it decides from its seat's
    consistent with everything the seat has seen), plays every candidate move in the
    same sampled worlds, finishes each hand with the greedy policy for every seat
    (:mod:`service.bots.playout`), and scores the candidate by the mean final margin of
-   its side (hand points of its side minus the best other side's: partners count as
-   one side). After each round the worse half of the candidates is dropped and the
+   its side (hand points of its side minus the best other side's, every point the
+   play decides, Cirulla's grande and piccola included: :func:`margin`; partners count
+   as one side). After each round the worse half of the candidates is dropped and the
    next rounds' worlds go to the rest. Evaluating all candidates on the same worlds
    makes their *differences* far less noisy than their values.
 
