@@ -448,6 +448,10 @@ class TestTournament:
             assert earlier.choose(known, legal, random.Random(len(legal))) == chosen
             assert earlier.last_value == expert.last_value
             match.push(moves_of([chosen])[0])
+        report = tournament.run(
+            [("expert", "expert_v1")], 1, 1, 2, TINY_BUDGET_MS, games=[("cirulla", 2)]
+        )
+        assert "expert vs expert_v1" in tournament.table(report, TINY_BUDGET_MS)
         with pytest.raises(SystemExit):
             tournament.main(["--pairing", "expert:expert_v0", "--deals", "1"])
 

@@ -130,7 +130,12 @@ def play_hand(
 
 def searches(name: str) -> bool:
     """Whether the player ``name`` searches (its time per move is reported)."""
-    return name in EARLIER or LEVELS_BY_NAME[name].budget_share > 0
+    return budget_share(name) > 0
+
+
+def budget_share(name: str) -> float:
+    """The share of the budget the player ``name`` thinks for (an earlier expert: all)."""
+    return 1.0 if name in EARLIER else LEVELS_BY_NAME[name].budget_share
 
 
 def make_player(name: str, budget: float, wall_cap: float) -> Bot:
@@ -298,7 +303,7 @@ def table(reports: Sequence[PairingReport], budget: float) -> str:
         searched = [t for report in reports for t in report.searched_times(name)]
         if not times:
             continue
-        own = budget * LEVELS_BY_NAME[name].budget_share
+        own = budget * budget_share(name)
         p99 = percentile(times, 0.99)
         lines.append("")
         lines.append(
