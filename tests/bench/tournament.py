@@ -68,11 +68,11 @@ def classic_margin(hand: Hand, teams: tuple[int, ...], side: int) -> int:
     return totals[side] - max(t for s, t in enumerate(totals) if s != side)
 
 
-#: Earlier experts, no service level: each measures what a change to the expert won.
-EARLIER = {
-    "expert_v1": "the expert until 2026-12-01, which valued a hand without Cirulla's "
-    "grande and piccola (it plays every other variant as the expert does)",
-}
+#: Earlier experts, no service level, each with the worth of a hand its search valued:
+#: each measures what a change to the expert won. expert_v1: the expert until
+#: 2026-12-01, blind to Cirulla's grande and piccola (in every other variant it plays
+#: as the expert does).
+EARLIER = {"expert_v1": classic_margin}
 
 
 @dataclass
@@ -146,8 +146,8 @@ def make_player(name: str, budget: float, wall_cap: float) -> Bot:
         # No cap: no wall clock at all, the hard deadline included (a seed fixes every move).
         deadline = DEADLINE_SECONDS if wall_cap else math.inf
         limits = {"cap_factor": wall_cap or math.inf, "deadline_seconds": deadline}
-        if name == "expert_v1":
-            return ExpertBot(budget, worth=classic_margin, **limits)
+        if name in EARLIER:
+            return ExpertBot(budget, worth=EARLIER[name], **limits)
         return make_bot(name, budget, **limits)
     return make_bot(name)
 
