@@ -21,9 +21,10 @@ The expert never looks at a hidden card: it decides from its seat's
 
 This is one step of policy improvement over the greedy player (a rollout policy), with
 the greedy player as the model of the other seats, plus exact play when the cards are
-all known. ISMCTS was considered: in Python a 50 ms budget buys a few hundred playouts,
-too few to grow a useful tree, while paired rollouts put every one of them into the
-decision at hand.
+all known. ISMCTS was measured against it at the same budget in plies and lost (-0.12
+to -0.51 points a hand, docs/performance.md): a 50 ms budget buys a few hundred
+playouts, too few to grow a useful tree, while paired rollouts put every one of them
+into the decision at hand.
 
 The budget is counted in simulated moves (plies), never in time, so that a seed always
 gives the same move: :data:`PLIES_PER_MS` converts the budget in ms into plies. Two
