@@ -124,6 +124,9 @@ def on_starting(server):  # noqa: ARG001 - gunicorn's hook signature
 
 
 def when_ready(server):
+    # With reuse_port the master holds no socket, so gunicorn's own "Listening at:" line
+    # names none: say where the workers listen.
+    server.log.info("listening at %s (a socket a worker)", ", ".join(server.cfg.bind))
     # METRICS_PORT: /metrics on a port of its own, served by the master (a thread of its),
     # so that only the scraper reaches it; the app then serves no /metrics on PORT.
     port = os.environ.get("METRICS_PORT")
