@@ -209,6 +209,24 @@ class TestScoreLines:
         assert lines.cappotto and lines.grande == 5 and lines.piccola == 6
         assert not bonus_lines(coins & ~cards("10D")).cappotto
 
+    def test_the_expert_values_the_lines_the_score_counts(self) -> None:
+        """C7.2, C7.3: what a search values (Cirulla.bonus_points, the fast path) is
+        what the hand score counts (bonus_lines), for any pile and any piccola_max."""
+        rng = random.Random(7)
+        coins = [index for index in range(40) if cards_of(BIT[index])[0].suit == "D"]
+        variant = get_variant("cirulla")
+        for _ in range(2000):
+            pile = mask_of(rng.sample(DECK, rng.randint(0, 20)))
+            for index in rng.sample(coins, rng.randint(0, 10)):
+                pile |= BIT[index]  # runs of coins are otherwise rare
+            piccola_max = rng.randint(3, 10)
+            lines = bonus_lines(pile, piccola_max=piccola_max)
+            rules = Rules(piccola_max=piccola_max)
+            assert variant.bonus_points(pile, rules) == {
+                "grande": lines.grande,
+                "piccola": lines.piccola,
+            }
+
 
 # -- the match engine playing Cirulla -----------------------------------------------------
 

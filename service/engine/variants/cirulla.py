@@ -69,6 +69,8 @@ DEFAULT_PICCOLA_MAX: Final = 6
 PICCOLA_MIN, PICCOLA_LIMIT = 3, 10  # what piccola_max may be
 #: The coin of each value, by value (the run of the piccola climbs them).
 COIN_OF: Final = tuple(BIT[Card.parse(f"{value}D").index] if value else 0 for value in range(11))
+#: The coins a piccola starts from (C7.3).
+PICCOLA_RUN: Final = sum(COIN_OF[value] for value in range(1, PICCOLA_BASE + 1))
 
 
 class CaptureKind(StrEnum):
@@ -174,8 +176,8 @@ class Cirulla(Variant):
         return row
 
     def bonus_points(self, pile: int, rules: Rules) -> dict[str, int]:
-        lines = bonus_lines(pile, piccola_max=rules.piccola_max)
-        return {"grande": lines.grande, "piccola": lines.piccola}
+        # The expert values every playout with it: no BonusLines built on the way.
+        return {"grande": grande_points(pile), "piccola": piccola_points(pile, rules.piccola_max)}
 
     def wins_outright(self, pile: int, rules: Rules) -> str | None:
         if rules.cappotto and pile & COINS == COINS:
@@ -308,13 +310,23 @@ def bonus_lines(pile: int, *, piccola_max: int = DEFAULT_PICCOLA_MAX) -> BonusLi
     """C7.2 grande: 8D, 9D and 10D, 5 points. C7.3 piccola: 1D, 2D and 3D, 3 points,
     one more for each coin extending the run from the ace, up to ``piccola_max``. C7.4
     cappotto: all ten coins."""
-    grande = GRANDE_POINTS if pile & GRANDE == GRANDE else 0
-    piccola = 0
-    if all(pile & COIN_OF[v] for v in range(1, PICCOLA_BASE + 1)):
-        piccola = PICCOLA_BASE
-        while piccola < piccola_max and pile & COIN_OF[piccola + 1]:
-            piccola += 1
-    return BonusLines(grande, piccola, pile & COINS == COINS)
+    return BonusLines(grande_points(pile), piccola_points(pile, piccola_max), pile & COINS == COINS)
+
+
+def grande_points(pile: int) -> int:
+    """C7.2: the grande's points in ``pile``: 5 with 8D, 9D and 10D, else 0."""
+    return GRANDE_POINTS if pile & GRANDE == GRANDE else 0
+
+
+def piccola_points(pile: int, piccola_max: int = DEFAULT_PICCOLA_MAX) -> int:
+    """C7.3: the piccola's points in ``pile``: 3 with 1D, 2D and 3D, one more for each
+    coin extending the run from the ace, up to ``piccola_max``; else 0."""
+    if pile & PICCOLA_RUN != PICCOLA_RUN:
+        return 0
+    points = PICCOLA_BASE
+    while points < piccola_max and pile & COIN_OF[points + 1]:
+        points += 1
+    return points
 
 
 __all__ = [
