@@ -33,6 +33,7 @@ from service.engine.variants import VARIANTS
 from service.engine.views import knowledge_of
 from tests import helpers
 from tests.bench import tournament
+from tests.bench.ismcts import ISMCTSBot
 
 #: A fast expert for tests; the huge cap and no deadline keep the wall clock out of its
 #: choices.
@@ -332,6 +333,39 @@ class TestDeadlines:
         assert bot.cap_hits == 0
 
 
+class TestISMCTS:
+    """The information-set MCTS the tournament measures the expert against
+    (tests/bench/ismcts.py): a fair search at the expert's budget."""
+
+    def test_it_takes_an_obvious_scopa(self) -> None:
+        stock = "1D 2D 3D 4D 5D 6D 8D 9D 10D 1B 2B 3B"
+        match = position(hand="7C 2S 9B", table="3C 4S", stock=stock)
+        for seed in range(5):
+            bot = ISMCTSBot(5.0, cap_factor=1e6)
+            assert choose(bot, match, seed) == code("7C", "3C 4S")
+            assert bot.last_plies >= bot.ply_budget and bot.last_value is not None
+
+    def test_it_spends_its_budget_and_no_more_than_one_playout_over(self) -> None:
+        for match in random_positions(6):
+            seat = match.turn
+            assert seat is not None
+            known = knowledge_of(match, seat)
+            bot = ISMCTSBot(TINY_BUDGET_MS * 4, cap_factor=1e6, deadline_seconds=math.inf)
+            assert choose(bot, match) in match.hand.legal_codes()
+            playout = sum(known.hand_counts) + known.stock_count + 1
+            assert bot.ply_budget <= bot.last_plies < bot.ply_budget + playout
+
+    def test_it_is_deterministic_and_never_peeks(self) -> None:
+        rng = random.Random(9)
+        for match in random_positions(4, rng=rng):
+            seat = match.turn
+            assert seat is not None
+            twin = with_hidden_cards_shuffled(match, seat, rng)
+            for seed in range(3):
+                chosen = choose(ISMCTSBot(TINY_BUDGET_MS * 4, cap_factor=1e6), match, seed)
+                assert chosen == choose(ISMCTSBot(TINY_BUDGET_MS * 4, cap_factor=1e6), twin, seed)
+
+
 class TestNoPeeking:
     """The expert's choices depend on what its seat knows, never on the hidden cards."""
 
@@ -454,6 +488,17 @@ class TestTournament:
         assert "expert vs expert_v1" in tournament.table(report, TINY_BUDGET_MS)
         with pytest.raises(SystemExit):
             tournament.main(["--pairing", "expert:expert_v0", "--deals", "1"])
+
+    def test_ismcts_is_a_challenger_at_the_experts_budget(self) -> None:
+        """`make tournament PAIRINGS=ismcts:expert` measures information-set MCTS (kept
+        in tests/bench/ismcts.py) against the expert, at the same budget in plies."""
+        bot = tournament.make_player("ismcts", 5.0, 0.0)
+        assert isinstance(bot, ISMCTSBot) and bot.ply_budget == ExpertBot(5.0).ply_budget
+        assert tournament.budget_share("ismcts") == 1.0
+        report = tournament.run([("ismcts", "greedy")], 2, 1, 4, TINY_BUDGET_MS)
+        assert report[0].times("ismcts") and "ismcts vs greedy" in tournament.table(
+            report, TINY_BUDGET_MS
+        )
 
     def test_elo_ratings_fit_the_pairings(self) -> None:
         """Ratings whose differences are 400 log10(score / (1 - score)) of each pairing,

@@ -14,8 +14,9 @@ per game. For each pairing it reports
   it had a choice (median, 99th percentile).
 
 The players are the service's levels (service/bots/base.py LEVELS: random, greedy,
-apprentice, expert), each searching level at its share of ``--budget``, and the earlier
-experts kept to measure the current one against (:data:`EARLIER`).
+apprentice, expert), each searching level at its share of ``--budget``, the earlier
+experts kept to measure the current one against (:data:`EARLIER`), and other searches
+measured against it (:data:`CHALLENGERS`: ``ismcts``).
 
 Deterministic given ``--seed``: deal ``i`` uses the shuffle seed ``seed * 1_000_000 + i``
 and every bot's random generator is seeded from the deal, the game and the seat. The
@@ -46,6 +47,7 @@ from service.engine.hand import Hand
 from service.engine.match import Match, moves_of
 from service.engine.scoring import hand_points
 from service.engine.views import knowledge_of
+from tests.bench.ismcts import ISMCTSBot
 
 PAIRINGS = (("expert", "greedy"), ("greedy", "random"), ("expert", "random"))
 #: The pairings that rate every level (``--levels``): each level against the next weaker
@@ -73,6 +75,9 @@ def classic_margin(hand: Hand, teams: tuple[int, ...], side: int) -> int:
 #: 2026-12-01, blind to Cirulla's grande and piccola (in every other variant it plays
 #: as the expert does).
 EARLIER = {"expert_v1": classic_margin}
+#: Other searches, no service level, measured against the expert at its budget: ismcts,
+#: information-set MCTS (tests/bench/ismcts.py).
+CHALLENGERS = {"ismcts": ISMCTSBot}
 
 
 @dataclass
@@ -134,20 +139,26 @@ def searches(name: str) -> bool:
 
 
 def budget_share(name: str) -> float:
-    """The share of the budget the player ``name`` thinks for (an earlier expert: all)."""
-    return 1.0 if name in EARLIER else LEVELS_BY_NAME[name].budget_share
+    """The share of the budget the player ``name`` thinks for (an earlier expert or a
+    challenger: all)."""
+    if name in EARLIER or name in CHALLENGERS:
+        return 1.0
+    return LEVELS_BY_NAME[name].budget_share
 
 
 def make_player(name: str, budget: float, wall_cap: float) -> Bot:
     """The bot of level ``name``, a searching level with its share of ``budget`` ms a
     move and its wall-clock cap at ``wall_cap`` times its budget (0: no cap); or the
-    earlier expert ``name`` (:data:`EARLIER`), with the whole budget."""
+    earlier expert ``name`` (:data:`EARLIER`) or the challenger ``name``
+    (:data:`CHALLENGERS`), with the whole budget."""
     if searches(name):
         # No cap: no wall clock at all, the hard deadline included (a seed fixes every move).
         deadline = DEADLINE_SECONDS if wall_cap else math.inf
         limits = {"cap_factor": wall_cap or math.inf, "deadline_seconds": deadline}
         if name in EARLIER:
             return ExpertBot(budget, worth=EARLIER[name], **limits)
+        if name in CHALLENGERS:
+            return CHALLENGERS[name](budget, **limits)
         return make_bot(name, budget, **limits)
     return make_bot(name)
 
@@ -362,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairings = list(LEVEL_PAIRINGS)
     if args.pairing:
         pairings = [(a, b) for a, _, b in (p.partition(":") for p in args.pairing)]
-    players = [*LEVELS_BY_NAME, *EARLIER]
+    players = [*LEVELS_BY_NAME, *EARLIER, *CHALLENGERS]
     for name in {n for pairing in pairings for n in pairing}:
         if name not in players:
             parser.error(f"unknown player {name!r}: choose among {', '.join(players)}")
