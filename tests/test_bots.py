@@ -17,6 +17,7 @@ from service.bots.expert import (
     is_determined,
     max_candidates,
     ordered_candidates,
+    playout_plies,
     rollout,
     solve,
 )
@@ -349,10 +350,9 @@ class TestISMCTS:
         for match in random_positions(6):
             seat = match.turn
             assert seat is not None
-            known = knowledge_of(match, seat)
+            playout = playout_plies(knowledge_of(match, seat))
             bot = ISMCTSBot(TINY_BUDGET_MS * 4, cap_factor=1e6, deadline_seconds=math.inf)
             assert choose(bot, match) in match.hand.legal_codes()
-            playout = sum(known.hand_counts) + known.stock_count + 1
             assert bot.ply_budget <= bot.last_plies < bot.ply_budget + playout
 
     def test_it_is_deterministic_and_never_peeks(self) -> None:

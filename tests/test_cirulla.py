@@ -14,7 +14,7 @@ import pytest
 from service.engine import DECK, Card, Match, Rules, Status, match_view
 from service.engine.errors import IllegalMoveError
 from service.engine.hand import Hand
-from service.engine.masks import BIT, VALUE, cards_of, indices, mask_of
+from service.engine.masks import BIT, COINS, VALUE, cards_of, indices, mask_of
 from service.engine.match import moves_of
 from service.engine.moves import Declaration, DeclarationKind, best_declaration
 from service.engine.replay import comparable, replay
@@ -213,7 +213,7 @@ class TestScoreLines:
         """C7.2, C7.3: what a search values (Cirulla.bonus_points, the fast path) is
         what the hand score counts (bonus_lines), for any pile and any piccola_max."""
         rng = random.Random(7)
-        coins = [index for index in range(40) if cards_of(BIT[index])[0].suit == "D"]
+        coins = list(indices(COINS))
         variant = get_variant("cirulla")
         for _ in range(2000):
             pile = mask_of(rng.sample(DECK, rng.randint(0, 20)))

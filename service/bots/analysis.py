@@ -59,13 +59,13 @@ from .expert import (
     CHECK_EVERY,
     DEADLINE_SECONDS,
     MIN_CAP_MS,
-    PLAYOUT_OVERHEAD_PLIES,
     PLIES_PER_MS,
     Clock,
     OutOfTime,
     Solver,
     is_determined,
     ordered_candidates,
+    playout_plies,
 )
 from .playout import play_out
 from .worlds import sample_world
@@ -213,9 +213,7 @@ def _sampled(
     """Play the first moves of ``order`` the budget affords in the same sampled worlds
     (``first`` the first of them). Returns each evaluated move's outcomes, and the
     number of worlds."""
-    plies_per_playout = sum(knowledge.hand_counts) + knowledge.stock_count
-    plies_per_playout += PLAYOUT_OVERHEAD_PLIES
-    affordable = max(1, ply_budget // plies_per_playout)
+    affordable = max(1, ply_budget // playout_plies(knowledge))
     candidates = order[: max(1, affordable // MIN_WORLDS)]
     rounds = max(2, affordable // len(candidates))
     results: dict[int, _Outcomes] = {code: ([], [], []) for code in candidates}

@@ -164,9 +164,7 @@ class ExpertBot:
         far."""
         side = knowledge.teams[knowledge.seat]
         first = sample_world(knowledge, rng)
-        plies_per_playout = (
-            sum(knowledge.hand_counts) + knowledge.stock_count + PLAYOUT_OVERHEAD_PLIES
-        )
+        plies_per_playout = playout_plies(knowledge)
         affordable = self.ply_budget // plies_per_playout
         candidates = ordered_candidates(first, legal)[: max_candidates(affordable)]
         playouts = max(len(candidates), affordable)
@@ -227,6 +225,13 @@ def _worlds(first: Hand, knowledge: Knowledge, rng: random.Random) -> Iterator[H
     yield first
     while True:
         yield sample_world(knowledge, rng)
+
+
+def playout_plies(knowledge: Knowledge) -> int:
+    """What a playout from ``knowledge``'s position costs at most, in plies: a move for
+    each card in a hand or the stock, and the overhead of a playout. The searches count
+    their budget in it."""
+    return sum(knowledge.hand_counts) + knowledge.stock_count + PLAYOUT_OVERHEAD_PLIES
 
 
 def max_candidates(playouts: int) -> int:

@@ -28,10 +28,12 @@ import random
 
 from service.bots.expert import (
     DEADLINE_SECONDS,
+    PLAYOUT_OVERHEAD_PLIES,
     Clock,
     ExpertBot,
     max_candidates,
     ordered_candidates,
+    playout_plies,
 )
 from service.bots.playout import greedy_code, play_out, sweepable_cache
 from service.bots.worlds import sample_world
@@ -82,9 +84,8 @@ class ISMCTSBot(ExpertBot):
         teams = knowledge.teams
         side = teams[knowledge.seat]
         world = sample_world(knowledge, rng)
-        plies_per_playout = sum(knowledge.hand_counts) + knowledge.stock_count + 1
         candidates = ordered_candidates(world, legal)[
-            : max_candidates(self.ply_budget // plies_per_playout)
+            : max_candidates(self.ply_budget // playout_plies(knowledge))
         ]
         cache = sweepable_cache(world.variant)
         root = Node(side)
@@ -95,10 +96,13 @@ class ISMCTSBot(ExpertBot):
             iterations += 1
             hand, node, path, moves = world.copy(), root, [], candidates
             while True:
-                untried = [code for code in moves if code not in node.children]
+                untried = []
                 for code in moves:
-                    if code in node.children:
-                        node.children[code].available += 1
+                    tried = node.children.get(code)
+                    if tried is None:
+                        untried.append(code)
+                    else:
+                        tried.available += 1
                 if untried:
                     if node is root:
                         code = untried[0]
@@ -123,7 +127,7 @@ class ISMCTSBot(ExpertBot):
                     plies += play_out(hand)
                     break
                 node, moves = child, hand.legal_codes()
-            plies += 1
+            plies += PLAYOUT_OVERHEAD_PLIES
             value = self.worth(hand, teams, side)
             for visited in path:
                 visited.visits += 1
