@@ -11,8 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from service.bots import Bot, make_bot
+from service.bots.clock import Clock
 from service.bots.expert import (
-    Clock,
+    PLIES_PER_MS,
     ExpertBot,
     is_determined,
     max_candidates,
@@ -22,6 +23,7 @@ from service.bots.expert import (
     solve,
 )
 from service.bots.greedy import GreedyBot
+from service.bots.ismcts import ITERATION_OVERHEAD_PLIES, MIN_TREE_PLIES, grows_tree
 from service.bots.playout import greedy_code, greedy_ranking, margin, sweepable_cache
 from service.bots.random_bot import RandomBot
 from service.engine import Knowledge
@@ -34,7 +36,6 @@ from service.engine.variants import VARIANTS
 from service.engine.views import knowledge_of
 from tests import helpers
 from tests.bench import tournament
-from tests.bench.ismcts import ISMCTSBot
 
 #: A fast expert for tests; the huge cap and no deadline keep the wall clock out of its
 #: choices.
@@ -334,36 +335,90 @@ class TestDeadlines:
         assert bot.cap_hits == 0
 
 
-class TestISMCTS:
-    """The information-set MCTS the tournament measures the expert against
-    (tests/bench/ismcts.py): a fair search at the expert's budget."""
+def tree_expert(budget_ms: float = TINY_BUDGET_MS * 4) -> ExpertBot:
+    """The expert with the information-set tree search (service/bots/ismcts.py)."""
+    return ExpertBot(budget_ms, cap_factor=1e6, deadline_seconds=math.inf, tree=True)
+
+
+class TestTreeSearch:
+    """The information-set MCTS the expert plays where the whole deck is dealt at once
+    (service/bots/ismcts.py): a fair search at the flat search's budget."""
+
+    def test_it_plays_where_the_whole_deck_is_dealt_at_once(self) -> None:
+        """Scopone and scopone scientifico (docs/rules.md R10) deal every card at the
+        start; every other variant deals again from a stock, and keeps the flat search.
+        Below MIN_TREE_PLIES of budget, the flat search everywhere."""
+        for name, variant in VARIANTS.items():
+            for players in variant.player_counts:
+                match, _ = Match.new(variant=name, players=players, seed=1)
+                assert match.turn is not None
+                known = knowledge_of(match, match.turn)
+                whole_deck = name in ("scopone", "scopone_scientifico")
+                assert grows_tree(known, MIN_TREE_PLIES) == whole_deck
+                assert not grows_tree(known, MIN_TREE_PLIES - 1)
+
+    def test_the_expert_searches_scopone_with_the_tree(self) -> None:
+        """In scopone the expert's search is the tree's at its budget, and the flat
+        one at the apprentice's: the same choice, value and work given the same draws."""
+        budget = MIN_TREE_PLIES / PLIES_PER_MS
+        for match in random_positions(2, players=4, variant="scopone"):
+            for ms, tree in ((budget, True), (budget / 10, False)):
+                limits = {"cap_factor": 1e6, "deadline_seconds": math.inf}
+                expert = ExpertBot(ms, **limits)
+                assert expert.ply_budget >= MIN_TREE_PLIES or not tree
+                chosen = ExpertBot(ms, tree=tree, **limits)
+                other = ExpertBot(ms, tree=not tree, **limits)
+                assert choose(expert, match) == choose(chosen, match)
+                assert (expert.last_value, expert.last_plies, expert.last_playouts) == (
+                    chosen.last_value,
+                    chosen.last_plies,
+                    chosen.last_playouts,
+                )
+                choose(other, match)
+                # The flat search charges whole playouts; the tree, moves and iterations.
+                assert (other.last_plies, other.last_playouts) != (
+                    expert.last_plies,
+                    expert.last_playouts,
+                )
 
     def test_it_takes_an_obvious_scopa(self) -> None:
         stock = "1D 2D 3D 4D 5D 6D 8D 9D 10D 1B 2B 3B"
         match = position(hand="7C 2S 9B", table="3C 4S", stock=stock)
         for seed in range(5):
-            bot = ISMCTSBot(5.0, cap_factor=1e6)
+            bot = tree_expert(5.0)
             assert choose(bot, match, seed) == code("7C", "3C 4S")
             assert bot.last_plies >= bot.ply_budget and bot.last_value is not None
 
-    def test_it_spends_its_budget_and_no_more_than_one_playout_over(self) -> None:
-        for match in random_positions(6):
-            seat = match.turn
-            assert seat is not None
-            playout = playout_plies(knowledge_of(match, seat))
-            bot = ISMCTSBot(TINY_BUDGET_MS * 4, cap_factor=1e6, deadline_seconds=math.inf)
-            assert choose(bot, match) in match.hand.legal_codes()
-            assert bot.ply_budget <= bot.last_plies < bot.ply_budget + playout
+    def test_it_spends_its_budget_and_no_more_than_one_iteration_over(self) -> None:
+        for players, variant in ((2, "scopa"), (4, "scopone")):
+            for match in random_positions(4, players=players, variant=variant):
+                seat = match.turn
+                assert seat is not None
+                playout = playout_plies(knowledge_of(match, seat))
+                bot = tree_expert()
+                assert choose(bot, match) in match.hand.legal_codes()
+                over = playout + ITERATION_OVERHEAD_PLIES
+                assert bot.ply_budget <= bot.last_plies < bot.ply_budget + over
+                # Every iteration is charged its overhead and at least one move.
+                assert bot.last_plies >= bot.last_playouts * (ITERATION_OVERHEAD_PLIES + 1)
 
     def test_it_is_deterministic_and_never_peeks(self) -> None:
         rng = random.Random(9)
-        for match in random_positions(4, rng=rng):
-            seat = match.turn
-            assert seat is not None
-            twin = with_hidden_cards_shuffled(match, seat, rng)
-            for seed in range(3):
-                chosen = choose(ISMCTSBot(TINY_BUDGET_MS * 4, cap_factor=1e6), match, seed)
-                assert chosen == choose(ISMCTSBot(TINY_BUDGET_MS * 4, cap_factor=1e6), twin, seed)
+        for players, variant in ((2, "scopa"), (4, "scopone"), (4, "scopone_scientifico")):
+            for match in random_positions(3, players=players, variant=variant, rng=rng):
+                seat = match.turn
+                assert seat is not None
+                twin = with_hidden_cards_shuffled(match, seat, rng)
+                for seed in range(2):
+                    chosen = choose(tree_expert(), match, seed)
+                    assert chosen == choose(tree_expert(), twin, seed)
+
+    def test_the_wall_clock_stops_it_with_an_answer(self) -> None:
+        """A deadline already passed: one iteration, a legal move, the cut counted."""
+        match = next(iter(random_positions(1, players=4, variant="scopone")))
+        bot = ExpertBot(1000.0, deadline_seconds=0.0, tree=True)
+        assert choose(bot, match) in match.hand.legal_codes()
+        assert bot.last_playouts == 1 and bot.last_cut and bot.cap_hits == 1
 
 
 class TestNoPeeking:
@@ -468,8 +523,9 @@ class TestTournament:
         assert "players" in tournament.table(reports, TINY_BUDGET_MS)
 
     def test_the_earlier_expert_plays_classic_scopa_as_the_expert_does(self) -> None:
-        """expert_v1 differs from the expert only in what a Cirulla hand is worth: in a
-        Scopa hand, given the same random draws, it makes every choice the same and
+        """expert_v1 differs from the expert in what a Cirulla hand is worth and in its
+        search where the whole deck is dealt at once (always flat): in a 2-player Scopa
+        hand, given the same random draws, it makes every choice the same and
         values it the same."""
         match, _ = Match.new(variant="scopa", seed=11, players=2, first_dealer=0)
         expert = tournament.make_player("expert", TINY_BUDGET_MS, 0.0)
@@ -489,12 +545,14 @@ class TestTournament:
         with pytest.raises(SystemExit):
             tournament.main(["--pairing", "expert:expert_v0", "--deals", "1"])
 
-    def test_ismcts_is_a_challenger_at_the_experts_budget(self) -> None:
-        """`make tournament PAIRINGS=ismcts:expert` measures information-set MCTS (kept
-        in tests/bench/ismcts.py) against the expert, at the same budget in plies."""
-        bot = tournament.make_player("ismcts", 5.0, 0.0)
-        assert isinstance(bot, ISMCTSBot) and bot.ply_budget == ExpertBot(5.0).ply_budget
-        assert tournament.budget_share("ismcts") == 1.0
+    def test_the_other_experts_differ_only_in_their_search_or_worth(self) -> None:
+        """`make tournament PAIRINGS=expert:flat` (or ismcts, expert_v1) measures the
+        expert against itself with another search or valuation, at the same budget."""
+        for name, tree in (("flat", False), ("ismcts", True), ("expert_v1", False)):
+            bot = tournament.make_player(name, 5.0, 0.0)
+            assert isinstance(bot, ExpertBot) and bot.tree is tree
+            assert bot.ply_budget == ExpertBot(5.0).ply_budget
+            assert tournament.budget_share(name) == 1.0
         report = tournament.run([("ismcts", "greedy")], 2, 1, 4, TINY_BUDGET_MS)
         assert report[0].times("ismcts") and "ismcts vs greedy" in tournament.table(
             report, TINY_BUDGET_MS

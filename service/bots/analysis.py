@@ -15,7 +15,11 @@ seat cannot see:
   successive halving: each evaluated move gets every world, so that each estimate
   comes with its standard error. A move's value is the mean over the worlds of the
   hand point margin of the seat's side (its hand points minus the best other side's:
-  partners count as one side, as in :func:`~service.bots.playout.margin`).
+  partners count as one side, as in :func:`~service.bots.playout.margin`). Where the
+  expert itself searches with a tree (the whole deck dealt at once:
+  :func:`~service.bots.ismcts.grows_tree`), the analysis still plays every move in
+  every world: a tree visits the moves it likes most, so it has no estimate with an
+  uncertainty for the others. Its best move can then differ from the hint's.
 * *exact* (nothing is hidden: :func:`~service.bots.expert.is_determined`): the minimax
   value of each move (as :func:`~service.bots.expert.solve` values it, each with a full
   window), its uncertainty 0; its points by category are those of the end of the hand
@@ -55,12 +59,12 @@ from ..engine import Knowledge, Move
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.match import moves_of
 from ..engine.scoring import played_points
+from .clock import Clock
 from .expert import (
     CHECK_EVERY,
     DEADLINE_SECONDS,
     MIN_CAP_MS,
     PLIES_PER_MS,
-    Clock,
     OutOfTime,
     Solver,
     is_determined,

@@ -62,7 +62,8 @@ LEVELS = (
         "expert",
         "hard",
         "Searches the ways the cards it cannot see may lie (never peeking), plays every "
-        "move in each and keeps the best; exact once nothing is hidden.",
+        "move in each and keeps the best (in Scopone, grows a tree of every seat's moves "
+        "over them); exact once nothing is hidden.",
         1.0,
         262,
     ),

@@ -21,10 +21,13 @@ The expert never looks at a hidden card: it decides from its seat's
 
 This is one step of policy improvement over the greedy player (a rollout policy), with
 the greedy player as the model of the other seats, plus exact play when the cards are
-all known. ISMCTS was measured against it at the same budget in plies and lost (-0.12
-to -0.51 points a hand, docs/performance.md): a 50 ms budget buys a few hundred
-playouts, too few to grow a useful tree, while paired rollouts put every one of them
-into the decision at hand.
+all known. Where the whole deck is dealt at once (Scopone, Scopone scientifico), step 3
+is information-set MCTS instead (:mod:`service.bots.ismcts`, the same candidates,
+playouts and budget): over a hand of 36 or 40 moves, with partners playing into each
+other's hands, its tree measured stronger than the flat search (+0.22 points a hand over
+700 seat-swapped scopone deals, docs/performance.md); in the variants dealt three cards
+at a time, a 50 ms budget buys a few hundred playouts, too few to grow a useful tree,
+and the flat search's paired rollouts, every one put into the decision at hand, won.
 
 The budget is counted in simulated moves (plies), never in time, so that a seed always
 gives the same move: :data:`PLIES_PER_MS` converts the budget in ms into plies. Two
@@ -57,6 +60,8 @@ from collections.abc import Iterator
 
 from ..engine.hand import HAND_OVER, Hand
 from ..engine.knowledge import Knowledge
+from .clock import Clock
+from .ismcts import grows_tree, tree_search
 from .playout import Value, greedy_ranking, margin, play_out, sweepable_cache
 from .worlds import sample_world
 
@@ -106,8 +111,13 @@ class ExpertBot:
         cap_factor: float = 3.0,
         deadline_seconds: float = DEADLINE_SECONDS,
         worth: Value = margin,
+        tree: bool | None = None,
     ) -> None:
         self.budget_ms = budget_ms
+        #: Search with information-set MCTS (service/bots/ismcts.py) rather than flat
+        #: Monte Carlo: True, False, or None for where and at what budget it measured
+        #: stronger (:func:`~service.bots.ismcts.grows_tree`).
+        self.tree = tree
         #: What a finished hand is worth to a side (the search maximizes its mean).
         self.worth = worth
         self.ply_budget = max(1, int(budget_ms * plies_per_ms))
@@ -155,7 +165,9 @@ class ExpertBot:
         self, knowledge: Knowledge, legal: list[int], rng: random.Random, clock: Clock
     ) -> int:
         """Successive halving over the legal moves, each round on fresh sampled worlds
-        shared by every surviving candidate; the best mean margin wins.
+        shared by every surviving candidate; the best mean margin wins. (Or, where
+        :attr:`tree` says so, :func:`~service.bots.ismcts.tree_search` over the same
+        candidates, for the same budget.)
 
         Only as many candidates as the budget affords a first round for are played
         (the first of :func:`ordered_candidates`). The clock is read after every
@@ -167,6 +179,11 @@ class ExpertBot:
         plies_per_playout = playout_plies(knowledge)
         affordable = self.ply_budget // plies_per_playout
         candidates = ordered_candidates(first, legal)[: max_candidates(affordable)]
+        if grows_tree(knowledge, self.ply_budget) if self.tree is None else self.tree:
+            found = tree_search(knowledge, candidates, rng, clock, self.ply_budget, self.worth)
+            self.last_value = found.value
+            self.last_playouts, self.last_plies = found.iterations, found.plies
+            return found.code
         playouts = max(len(candidates), affordable)
         rounds = max(1, math.ceil(math.log2(len(candidates)))) if self.halving else 1
         totals = dict.fromkeys(candidates, 0)
@@ -196,28 +213,6 @@ class ExpertBot:
         self.last_value = totals[best] / seen
         self.last_playouts, self.last_plies = done, done * plies_per_playout
         return best
-
-
-class Clock:
-    """A deadline on :func:`time.perf_counter`, for a search's inner loop to ask about
-    as often as it likes: the clock is read once in ``every`` units of work."""
-
-    __slots__ = ("deadline", "every", "countdown", "expired")
-
-    def __init__(self, deadline: float, every: int = 1) -> None:
-        self.deadline = deadline
-        self.every = every
-        self.countdown = every
-        #: The deadline has passed (as of the last reading).
-        self.expired = False
-
-    def tick(self, work: int = 1) -> bool:
-        """Count ``work`` done; whether the deadline has passed."""
-        self.countdown -= work
-        if self.countdown <= 0:
-            self.countdown = self.every
-            self.expired = time.perf_counter() > self.deadline
-        return self.expired
 
 
 def _worlds(first: Hand, knowledge: Knowledge, rng: random.Random) -> Iterator[Hand]:

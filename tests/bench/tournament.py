@@ -15,8 +15,8 @@ per game. For each pairing it reports
 
 The players are the service's levels (service/bots/base.py LEVELS: random, greedy,
 apprentice, expert), each searching level at its share of ``--budget``, the earlier
-experts kept to measure the current one against (:data:`EARLIER`), and other searches
-measured against it (:data:`CHALLENGERS`: ``ismcts``).
+experts kept to measure the current one against, and other searches measured against
+it (:data:`OTHER_EXPERTS`: ``expert_v1``, ``flat``, ``ismcts``).
 
 Deterministic given ``--seed``: deal ``i`` uses the shuffle seed ``seed * 1_000_000 + i``
 and every bot's random generator is seeded from the deal, the game and the seat. The
@@ -38,6 +38,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing import Pool
+from typing import Any
 
 from service.bots import make_bot
 from service.bots.base import LEVELS_BY_NAME, Bot
@@ -47,7 +48,6 @@ from service.engine.hand import Hand
 from service.engine.match import Match, moves_of
 from service.engine.scoring import hand_points
 from service.engine.views import knowledge_of
-from tests.bench.ismcts import ISMCTSBot
 
 PAIRINGS = (("expert", "greedy"), ("greedy", "random"), ("expert", "random"))
 #: The pairings that rate every level (``--levels``): each level against the next weaker
@@ -70,14 +70,18 @@ def classic_margin(hand: Hand, teams: tuple[int, ...], side: int) -> int:
     return totals[side] - max(t for s, t in enumerate(totals) if s != side)
 
 
-#: Earlier experts, no service level, each with the worth of a hand its search valued:
-#: each measures what a change to the expert won. expert_v1: the expert until
-#: 2026-12-01, blind to Cirulla's grande and piccola (in every other variant it plays
-#: as the expert does).
-EARLIER = {"expert_v1": classic_margin}
-#: Other searches, no service level, measured against the expert at its budget: ismcts,
-#: information-set MCTS (tests/bench/ismcts.py).
-CHALLENGERS = {"ismcts": ISMCTSBot}
+#: Other experts, no service level, each as the options of its
+#: :class:`~service.bots.expert.ExpertBot` (at the whole budget): each measures what a
+#: change to the expert won, or what another search would. expert_v1: the expert until
+#: 2026-12-01, blind to Cirulla's grande and piccola and with the flat search in every
+#: variant; flat: the expert with the flat search everywhere (in scopone, what the tree
+#: search won); ismcts: the expert with the information-set tree search everywhere
+#: (service/bots/ismcts.py; in the variants dealt 3 cards at a time, what it lost).
+OTHER_EXPERTS: dict[str, dict[str, Any]] = {
+    "expert_v1": {"worth": classic_margin, "tree": False},
+    "flat": {"tree": False},
+    "ismcts": {"tree": True},
+}
 
 
 @dataclass
@@ -139,9 +143,8 @@ def searches(name: str) -> bool:
 
 
 def budget_share(name: str) -> float:
-    """The share of the budget the player ``name`` thinks for (an earlier expert or a
-    challenger: all)."""
-    if name in EARLIER or name in CHALLENGERS:
+    """The share of the budget the player ``name`` thinks for (another expert: all)."""
+    if name in OTHER_EXPERTS:
         return 1.0
     return LEVELS_BY_NAME[name].budget_share
 
@@ -149,16 +152,13 @@ def budget_share(name: str) -> float:
 def make_player(name: str, budget: float, wall_cap: float) -> Bot:
     """The bot of level ``name``, a searching level with its share of ``budget`` ms a
     move and its wall-clock cap at ``wall_cap`` times its budget (0: no cap); or the
-    earlier expert ``name`` (:data:`EARLIER`) or the challenger ``name``
-    (:data:`CHALLENGERS`), with the whole budget."""
+    other expert ``name`` (:data:`OTHER_EXPERTS`), with the whole budget."""
     if searches(name):
         # No cap: no wall clock at all, the hard deadline included (a seed fixes every move).
         deadline = DEADLINE_SECONDS if wall_cap else math.inf
         limits = {"cap_factor": wall_cap or math.inf, "deadline_seconds": deadline}
-        if name in EARLIER:
-            return ExpertBot(budget, worth=EARLIER[name], **limits)
-        if name in CHALLENGERS:
-            return CHALLENGERS[name](budget, **limits)
+        if name in OTHER_EXPERTS:
+            return ExpertBot(budget, **OTHER_EXPERTS[name], **limits)
         return make_bot(name, budget, **limits)
     return make_bot(name)
 
@@ -373,7 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairings = list(LEVEL_PAIRINGS)
     if args.pairing:
         pairings = [(a, b) for a, _, b in (p.partition(":") for p in args.pairing)]
-    players = [*LEVELS_BY_NAME, *EARLIER, *CHALLENGERS]
+    players = [*LEVELS_BY_NAME, *OTHER_EXPERTS]
     for name in {n for pairing in pairings for n in pairing}:
         if name not in players:
             parser.error(f"unknown player {name!r}: choose among {', '.join(players)}")
