@@ -49,11 +49,11 @@ EXPLORATION = 3.0
 ITERATION_OVERHEAD_PLIES = 6
 
 
-#: The smallest budget, in plies, the tree search is used for: below it, too few
-#: iterations to grow a tree (at a tenth of the default budget, 1,150 plies or about 30
-#: iterations at a scopone hand's first move, it scored -0.14 points a hand against the
-#: flat search, 95% interval -0.34 to +0.06, 300 deals).
-MIN_TREE_PLIES = 4_600
+#: The smallest budget, in plies, the tree search is used for (30 ms): it needs
+#: iterations to grow. Against the flat search in scopone (300 deals each, docs/
+#: performance.md) it scored -0.20 points a hand at 10 ms, -0.08 at 20, +0.05 at 30,
+#: +0.15 at 40 and +0.31 at 50 (1,000 deals); so the apprentice (5 ms) stays flat.
+MIN_TREE_PLIES = 6_900
 
 
 def grows_tree(knowledge: Knowledge, ply_budget: int) -> bool:
