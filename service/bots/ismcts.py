@@ -39,8 +39,9 @@ from .clock import Clock
 from .playout import Value, greedy_code, play_out, sweepable_cache
 from .worlds import sample_world
 
-#: UCB1's exploration constant, in points of hand margin (the best of 1, 3 and 5 in
-#: 2-player Scopa; scopone was measured at 3 only).
+#: UCB1's exploration constant, in points of hand margin: the best of 1, 3 and 5 in
+#: 2-player Scopa, and better than 5 in scopone (+0.32 against +0.22 a hand over the
+#: flat search, the same 1,000 deals).
 EXPLORATION = 3.0
 #: What an iteration costs beyond its moves, in plies: sampling a world, walking the
 #: tree, scoring the hand. Measured on 384 scopone positions and in 1,000 scopone deals
