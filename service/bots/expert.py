@@ -24,10 +24,11 @@ the greedy player as the model of the other seats, plus exact play when the card
 all known. Where the whole deck is dealt at once (Scopone, Scopone scientifico), step 3
 is information-set MCTS instead (:mod:`service.bots.ismcts`, the same candidates,
 playouts and budget): over a hand of 36 or 40 moves, with partners playing into each
-other's hands, its tree measured stronger than the flat search (+0.22 points a hand over
-700 seat-swapped scopone deals, docs/performance.md); in the variants dealt three cards
-at a time, a 50 ms budget buys a few hundred playouts, too few to grow a useful tree,
-and the flat search's paired rollouts, every one put into the decision at hand, won.
+other's hands, its tree measured stronger than the flat search (+0.32 points a hand over
+1,000 seat-swapped scopone deals at the same CPU time, docs/performance.md), given a
+budget of 30 ms or more; in the variants dealt three cards at a time, a 50 ms budget
+buys a few hundred playouts, too few to grow a useful tree, and the flat search's paired
+rollouts, every one put into the decision at hand, won.
 
 The budget is counted in simulated moves (plies), never in time, so that a seed always
 gives the same move: :data:`PLIES_PER_MS` converts the budget in ms into plies. Two

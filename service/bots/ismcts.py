@@ -12,14 +12,15 @@ first), finishes the hand with the greedy playouts of the flat search
 (:func:`~service.bots.playout.play_out`) and credits the hand's worth to every node on
 the way, for the side that chose it. It answers the most visited move at the root.
 
-Where it plays: measured against the flat search (``make tournament``, seat-swapped,
-the same budget; docs/performance.md, "Looking for a stronger expert"), it won in
-scopone, where a hand is 36 moves long and partners play into each other's hands
-(+0.27, +0.31 and +0.08 points a hand over 150, 300 and 250 deals), and lost in 2-player
-Scopa at every exploration constant tried (-0.51 at 1, -0.12 at 3, -0.19 at 5) and in
-4-player Scopa (-0.09), whose hands are dealt three cards at a time: there the budget's
-few hundred playouts grow too small a tree to pay for its noise, while the flat search's
-paired rollouts put every one into the decision at hand.
+Where it plays: measured against the flat search (``make tournament``, seat-swapped, the
+same budget; docs/performance.md, "The expert grows a tree in scopone"), it won in
+scopone, where a hand is 36 moves long and partners play into each other's hands (+0.32
+points a hand over 1,000 deals at the same CPU time, +0.31 over 1,000 others; in scopone
+scientifico about +0.19), from a budget of about 30 ms (:data:`MIN_TREE_PLIES`); it lost
+in 2-player Scopa at every exploration constant tried (-0.51 at 1, -0.12 at 3, -0.19 at
+5) and in 4-player Scopa (-0.14 over 300 deals), whose hands are dealt three cards at a
+time: there the budget's few hundred playouts grow too small a tree to pay for its
+noise, while the flat search's paired rollouts put every one into the decision at hand.
 
 The budget is the flat search's, in plies: each move of the tree and of the playout
 counts one, and each iteration :data:`ITERATION_OVERHEAD_PLIES` more for what the flat
@@ -48,7 +49,6 @@ EXPLORATION = 3.0
 #: (the compiled engine): charged 4, the tree search still took 9% more CPU time than the
 #: flat search for the same budget, 1 to 2 plies an iteration more; so 6.
 ITERATION_OVERHEAD_PLIES = 6
-
 
 #: The smallest budget, in plies, the tree search is used for (30 ms): it needs
 #: iterations to grow. Against the flat search in scopone (300 deals each, docs/
