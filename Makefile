@@ -33,7 +33,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -220,6 +220,14 @@ tournament: $(STAMP) ## Seat-swapped duplicate bot tournament (DEALS=1000 JOBS=2
 		PYTHONPATH=$(COMPILED):$(CURDIR) $(VENV_PY) -P -m tests.bench.tournament $(TOURNAMENT_ARGS); \
 	else \
 		$(VENV_PY) -m tests.bench.tournament $(TOURNAMENT_ARGS); \
+	fi
+
+HANDS ?= 12000
+fit-deal-end: $(STAMP) ## Fit the expert's value of a deal's end in classic Scopa to self-play and rewrite service/bots/deal_end_fit.py (HANDS=12000 a player count, 2 and 4; ~11 min on 2 cores)
+	@if $(PREPARE_COMPILED); then \
+		PYTHONPATH=$(COMPILED):$(CURDIR) $(VENV_PY) -P -m tests.bench.deal_end --hands $(HANDS) --jobs $(JOBS) --seed $(SEED); \
+	else \
+		$(VENV_PY) -m tests.bench.deal_end --hands $(HANDS) --jobs $(JOBS) --seed $(SEED); \
 	fi
 
 LEVEL ?= greedy

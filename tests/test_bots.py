@@ -4,15 +4,19 @@ tournament script at a tiny size."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+import statistics
 from collections.abc import Iterator
 
 import pytest
 
-from service.bots import Bot, make_bot
+from service.bots import Bot, deal_end, make_bot
 from service.bots.clock import Clock
 from service.bots.expert import (
+    DEAL_END_PLIES,
+    PLAYOUT_OVERHEAD_PLIES,
     PLIES_PER_MS,
     ExpertBot,
     is_determined,
@@ -24,12 +28,18 @@ from service.bots.expert import (
 )
 from service.bots.greedy import GreedyBot
 from service.bots.ismcts import ITERATION_OVERHEAD_PLIES, MIN_TREE_PLIES, grows_tree
-from service.bots.playout import greedy_code, greedy_ranking, margin, sweepable_cache
+from service.bots.playout import (
+    greedy_code,
+    greedy_ranking,
+    margin,
+    play_deal_out,
+    sweepable_cache,
+)
 from service.bots.random_bot import RandomBot
 from service.engine import Knowledge
-from service.engine.cards import Card
-from service.engine.hand import Hand, move_code
-from service.engine.masks import BIT, FULL, indices, mask_of
+from service.engine.cards import PRIMIERA_POINTS, Card
+from service.engine.hand import DEALT, HAND_OVER, Hand, move_code
+from service.engine.masks import BIT, FULL, VALUE, indices, mask_of
 from service.engine.match import Match, moves_of
 from service.engine.rules import ForcedCapture, Rules
 from service.engine.variants import VARIANTS
@@ -269,7 +279,9 @@ class TestDeadlines:
         knowledge = knowledge_of(match, 0)
         bot = ExpertBot(budget_ms=2, cap_factor=math.inf, deadline_seconds=math.inf)
         first = choose(bot, match, seed=3)
-        plies_per_playout = 3 + 3 + 6 + 1
+        # The stock is dealt after this deal: the playouts stop at its end (deal_end.py).
+        plies_per_playout = 3 + 3 + PLAYOUT_OVERHEAD_PLIES + DEAL_END_PLIES
+        assert playout_plies(knowledge, deal_end.model_for(knowledge)) == plies_per_playout
         affordable = bot.ply_budget // plies_per_playout
         assert not bot.last_cut
         legal = match.hand.legal_codes()
@@ -421,6 +433,121 @@ class TestTreeSearch:
         assert bot.last_playouts == 1 and bot.last_cut and bot.cap_hits == 1
 
 
+class TestDealEnd:
+    """The value of a deal's end in classic Scopa (service/bots/deal_end.py), where the
+    expert's playouts stop: its parts checked against brute force, and the search that
+    uses it."""
+
+    @pytest.mark.parametrize("seed", range(6))
+    def test_suit_moments_are_those_of_every_split(self, seed: int) -> None:
+        rng = random.Random(seed)
+        owner = [rng.choice("oxl") for _ in range(10)]  # own, other's, left to take
+        own = sum(1 << v for v in range(10) if owner[v] == "o")
+        other = sum(1 << v for v in range(10) if owner[v] == "x")
+        left = [v for v in range(10) if owner[v] == "l"]
+        points = [PRIMIERA_POINTS[v + 1] for v in range(10)]
+
+        def best(mask: int) -> int:
+            return max((points[v] for v in range(10) if mask >> v & 1), default=0)
+
+        diffs = []
+        for split in range(1 << len(left)):
+            mine = sum(1 << v for i, v in enumerate(left) if split >> i & 1)
+            theirs = sum(1 << v for i, v in enumerate(left) if not split >> i & 1)
+            diffs.append(best(own | mine) - best(other | theirs))
+        mean, variance = deal_end.suit_moments(own, other)
+        assert mean == pytest.approx(statistics.fmean(diffs))
+        assert variance == pytest.approx(statistics.pvariance(diffs))
+
+    def test_sweep_chance_counts_every_deal(self) -> None:
+        variant = VARIANTS["scopa"]
+        table = mask_of(cards("2C 4S"))  # a 6 takes both
+        stock = mask_of(cards("6D 6B 1C 3C 9S 10B 8D"))
+        dealt = list(itertools.combinations(indices(stock), 3))
+        sweeping = [d for d in dealt if any(VALUE[i] == 6 for i in d)]
+        chance = deal_end.sweep_chance(variant, table, stock)
+        assert chance == pytest.approx(len(sweeping) / len(dealt))
+        assert deal_end.sweep_chance(variant, mask_of(cards("10C 10S")), stock) == 0.0
+        assert deal_end.sweep_chance(variant, 0, stock) == 0.0
+
+    @staticmethod
+    def dealt(players: int, seed: int) -> Hand:
+        """A classic Scopa hand played greedily to the end of its first deal."""
+        match, _ = Match.new(variant="scopa", seed=seed, players=players, first_dealer=0)
+        hand = match.hand.copy()
+        flags = play_deal_out(hand)
+        assert flags & DEALT and not flags & HAND_OVER
+        return hand
+
+    @pytest.mark.parametrize("players", [2, 4])
+    def test_it_values_both_sides_alike(self, players: int) -> None:
+        """A side's value is the other's negated, from either seat of a side, and every
+        scopa made so far counts one point."""
+        model = deal_end.MODELS[players]
+        teams = tuple(seat % 2 for seat in range(players))
+        for seed in range(5):
+            hand = self.dealt(players, seed)
+            value = deal_end.value(model, hand, teams, 0)
+            assert deal_end.value(model, hand, teams, 1) == pytest.approx(-value)
+            hand.scopas[0] += 1
+            assert deal_end.value(model, hand, teams, 0) == pytest.approx(value + 1)
+            assert abs(value) < 8
+
+    def test_more_of_what_scores_is_worth_more(self) -> None:
+        """The settebello in one's own pile rather than the other's is worth 2 points and
+        more; more cards, more coins or a better primiera are worth more, by less than a
+        point each."""
+        model = deal_end.MODELS[2]
+        variant = VARIANTS["scopa"]
+        table = mask_of(cards("5S 3B"))
+
+        def worth(own: str, other: str) -> float:
+            return deal_end.leader_value(
+                model, variant, mask_of(cards(own)), mask_of(cards(other)), table, 0, 3
+            )
+
+        base = worth("2S 9C 8C 4B", "9B 10B 10C 3S")
+        # The 7D is the settebello (a point either way), a coin and a seven.
+        swing = worth("7D 9C 8C 4B", "9B 10B 10C 2S") - worth("2S 9C 8C 4B", "9B 10B 10C 7D")
+        assert 2.0 < swing < 3.5
+        for more in ("2S 9C 8C 4B 8S 9S", "2S 9C 8C 4B 2D", "2S 9C 8C 4B 7C"):
+            assert base < worth(more, "9B 10B 10C 3S") < base + 1
+
+    def test_it_applies_to_classic_scopa_with_its_default_rules(self) -> None:
+        for players in (2, 4):
+            match, _ = Match.new(variant="scopa", seed=1, players=players)
+            assert deal_end.model_for(knowledge_of(match, match.hand.turn or 0)) is (
+                deal_end.MODELS[players]
+            )
+        others = [
+            Match.new(variant="scopone", seed=1, players=4)[0],
+            Match.new(variant="cirulla", seed=1, players=2)[0],
+            Match.new(variant="scopa", seed=1, players=3)[0],
+            Match.new(variant="scopa", seed=1, players=2, rules=Rules(re_bello=True))[0],
+            position(hand="7C 1B", table="6S", other="7S 10B"),  # the last deal
+        ]
+        for match in others:
+            assert deal_end.model_for(knowledge_of(match, match.hand.turn or 0)) is None
+
+    def test_a_playout_stops_at_the_end_of_the_deal(self) -> None:
+        """With the model, a rollout is the greedy play of the deal in hand, then the
+        model's value; the search charges it a ply a card and the model's cost."""
+        match, _ = Match.new(variant="scopa", seed=4, players=2, first_dealer=1)
+        knowledge = knowledge_of(match, 0)
+        model = deal_end.model_for(knowledge)
+        assert model is not None
+        code = match.hand.legal_codes()[0]
+        hand = match.hand.copy()
+        hand.push(code)
+        play_deal_out(hand)
+        expected = deal_end.value(model, hand, (0, 1), 0)
+        assert rollout(match.hand, code, (0, 1), 0, margin, model) == pytest.approx(expected)
+        assert playout_plies(knowledge, model) == 6 + PLAYOUT_OVERHEAD_PLIES + DEAL_END_PLIES
+        bot = tiny_expert()
+        choose(bot, match)
+        assert bot.last_plies == bot.last_playouts * playout_plies(knowledge, model)
+
+
 class TestNoPeeking:
     """The expert's choices depend on what its seat knows, never on the hidden cards."""
 
@@ -522,22 +649,31 @@ class TestTournament:
         assert all(sum(r.margins) == 0 for r in reports[-1].results)
         assert "players" in tournament.table(reports, TINY_BUDGET_MS)
 
-    def test_the_earlier_expert_plays_classic_scopa_as_the_expert_does(self) -> None:
-        """expert_v1 differs from the expert in what a Cirulla hand is worth and in its
-        search where the whole deck is dealt at once (always flat): in a 2-player Scopa
-        hand, given the same random draws, it makes every choice the same and
-        values it the same."""
+    def test_the_earlier_expert_is_the_expert_without_its_later_changes(self) -> None:
+        """expert_v1 differs from the expert in what a Cirulla hand is worth, in its
+        search where the whole deck is dealt at once (always flat) and in its playouts
+        in classic Scopa (always to the end of the hand): given the same random draws,
+        the expert without its deal-end model makes every choice of a 2-player Scopa
+        hand as expert_v1 does, and values it the same; with it, it does not."""
         match, _ = Match.new(variant="scopa", seed=11, players=2, first_dealer=0)
         expert = tournament.make_player("expert", TINY_BUDGET_MS, 0.0)
+        assert isinstance(expert, ExpertBot) and expert.deal_end
+        expert.deal_end = False
         earlier = tournament.make_player("expert_v1", TINY_BUDGET_MS, 0.0)
-        assert isinstance(expert, ExpertBot) and isinstance(earlier, ExpertBot)
+        assert isinstance(earlier, ExpertBot) and not earlier.deal_end
+        current = tournament.make_player("expert", TINY_BUDGET_MS, 0.0)
+        assert isinstance(current, ExpertBot)
+        values_differ = False
         while not match.hand_scores:
             assert match.turn is not None
             known, legal = knowledge_of(match, match.turn), match.hand.legal_codes()
             chosen = expert.choose(known, legal, random.Random(len(legal)))
             assert earlier.choose(known, legal, random.Random(len(legal))) == chosen
             assert earlier.last_value == expert.last_value
+            current.choose(known, legal, random.Random(len(legal)))
+            values_differ |= current.last_value != expert.last_value
             match.push(moves_of([chosen])[0])
+        assert values_differ
         report = tournament.run(
             [("expert", "expert_v1")], 1, 1, 2, TINY_BUDGET_MS, games=[("cirulla", 2)]
         )

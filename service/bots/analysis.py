@@ -19,7 +19,10 @@ seat cannot see:
   expert itself searches with a tree (the whole deck dealt at once:
   :func:`~service.bots.ismcts.grows_tree`), the analysis still plays every move in
   every world: a tree visits the moves it likes most, so it has no estimate with an
-  uncertainty for the others. Its best move can then differ from the hint's.
+  uncertainty for the others. Nor does it stop at the end of a deal where the expert's
+  playouts do (classic Scopa: :mod:`service.bots.deal_end`): it plays every hand to its
+  end, so that each category's points are counted, not modelled. Its best move can
+  then differ from the hint's.
 * *exact* (nothing is hidden: :func:`~service.bots.expert.is_determined`): the minimax
   value of each move (as :func:`~service.bots.expert.solve` values it, each with a full
   window), its uncertainty 0; its points by category are those of the end of the hand

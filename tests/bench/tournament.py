@@ -73,12 +73,14 @@ def classic_margin(hand: Hand, teams: tuple[int, ...], side: int) -> int:
 #: Other experts, no service level, each as the options of its
 #: :class:`~service.bots.expert.ExpertBot` (at the whole budget): each measures what a
 #: change to the expert won, or what another search would. expert_v1: the expert until
-#: 2026-12-01, blind to Cirulla's grande and piccola and with the flat search in every
-#: variant; flat: the expert with the flat search everywhere (in scopone, what the tree
-#: search won); ismcts: the expert with the information-set tree search everywhere
-#: (service/bots/ismcts.py; in the variants dealt 3 cards at a time, what it lost).
+#: 2026-12-01, blind to Cirulla's grande and piccola, with the flat search in every
+#: variant and its playouts always played to the end of the hand (none stopping at the
+#: end of a deal in classic Scopa, service/bots/deal_end.py); flat: the expert with the
+#: flat search everywhere (in scopone, what the tree search won); ismcts: the expert with
+#: the information-set tree search everywhere (service/bots/ismcts.py; in the variants
+#: dealt 3 cards at a time, what it lost).
 OTHER_EXPERTS: dict[str, dict[str, Any]] = {
-    "expert_v1": {"worth": classic_margin, "tree": False},
+    "expert_v1": {"worth": classic_margin, "tree": False, "deal_end": False},
     "flat": {"tree": False},
     "ismcts": {"tree": True},
 }
