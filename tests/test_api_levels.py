@@ -58,6 +58,8 @@ def test_each_level_is_the_player_it_describes() -> None:
     apprentice, expert = make_bot("apprentice", 40), make_bot("expert", 40)
     assert isinstance(apprentice, ExpertBot) and apprentice.budget_ms == pytest.approx(4)
     assert isinstance(expert, ExpertBot) and expert.budget_ms == pytest.approx(40)
+    # Only the expert stops classic Scopa's playouts at a deal's end (docs/rules.md R11.6).
+    assert expert.deal_end and not apprentice.deal_end
     assert make_bot("apprentice").budget_ms == pytest.approx(5)  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="apprentice"):
         make_bot("master")

@@ -22,7 +22,7 @@ class LevelSchema(ResponseSchema):
             "description": "Its thinking budget a move on this service, in ms of CPU "
             "(0: it does not search), set by the service's `EXPERT_BUDGET_MS`: the most it "
             "spends, counted in simulated moves so that a seed gives the same move; the "
-            "compiled engine spends about 60% of it."
+            "compiled engine spends a third to 60% of it, by game."
         }
     )
     rating = fields.Integer(
