@@ -529,6 +529,19 @@ class TestDealEnd:
         for match in others:
             assert deal_end.model_for(knowledge_of(match, match.hand.turn or 0)) is None
 
+    @pytest.mark.parametrize("stock_cards", [2, 36])
+    def test_a_stock_no_dealt_hand_leaves_is_played_to_the_end(self, stock_cards: int) -> None:
+        """A hint's position may hold any stock: not whole deals (2 cards), or more deals
+        than a hand ever has left (36 cards: six deals). The model is not used there,
+        and the expert answers a legal move (this once raised from the hint endpoint)."""
+        cards = [c.code for c in _all_cards() if c.code not in {"7C", "1B"}]
+        match = position(hand="7C", table="1B", other="", stock=" ".join(cards[:stock_cards]))
+        known = knowledge_of(match, 0)
+        assert known.stock_count == stock_cards
+        assert deal_end.model_for(known) is None
+        legal = match.hand.legal_codes()
+        assert choose(ExpertBot(5.0, cap_factor=math.inf), match) in legal
+
     def test_a_playout_stops_at_the_end_of_the_deal(self) -> None:
         """With the model, a rollout is the greedy play of the deal in hand, then the
         model's value; the search charges it a ply a card and the model's cost."""

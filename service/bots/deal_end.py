@@ -251,10 +251,21 @@ def value(model: DealEndModel, hand: Hand, teams: tuple[int, ...], side: int) ->
 def model_for(knowledge: Knowledge) -> DealEndModel | None:
     """The model to value the end of the deal in play with, or None where the playouts
     play to the end of the hand: another game than classic Scopa with its default
-    rules and a fitted player count, or the last deal (nothing is dealt after it)."""
-    if knowledge.variant.name != VARIANT or knowledge.rules != RULES or not knowledge.stock_count:
+    rules, a fitted player count and two sides; the last deal (nothing is dealt after it); or a
+    stock no dealt hand leaves (a hint's position may hold any cards), one that is not
+    whole deals or holds more of them than the model was fitted for."""
+    if knowledge.variant.name != VARIANT or knowledge.rules != RULES:
         return None
-    return MODELS.get(knowledge.players)
+    model = MODELS.get(knowledge.players)
+    deal = knowledge.hand_size * knowledge.players
+    if model is None or not deal or not knowledge.stock_count or len(set(knowledge.teams)) != 2:
+        return None
+    deals, part = divmod(knowledge.stock_count, deal)
+    # The playouts stop once the next deal is dealt: ``deals`` are then left, that one
+    # included (deals_left), and the model's tuples go up to len(cards_shift).
+    if part or deals > len(model.cards_shift):
+        return None
+    return model
 
 
 #: The fitted models, by player count (service/bots/deal_end_fit.py).
