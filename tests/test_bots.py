@@ -32,7 +32,7 @@ from service.bots.playout import (
     greedy_code,
     greedy_ranking,
     margin,
-    play_deal_out,
+    play_out,
     sweepable_cache,
 )
 from service.bots.random_bot import RandomBot
@@ -475,8 +475,10 @@ class TestDealEnd:
         """A classic Scopa hand played greedily to the end of its first deal."""
         match, _ = Match.new(variant="scopa", seed=seed, players=players, first_dealer=0)
         hand = match.hand.copy()
-        flags = play_deal_out(hand)
-        assert flags & DEALT and not flags & HAND_OVER
+        play_out(hand, DEALT | HAND_OVER)
+        # The next deal is dealt, and the hand goes on.
+        assert len(hand.stock) == len(match.hand.stock) - 3 * players
+        assert hand.turn is not None
         return hand
 
     @pytest.mark.parametrize("players", [2, 4])
@@ -552,7 +554,7 @@ class TestDealEnd:
         code = match.hand.legal_codes()[0]
         hand = match.hand.copy()
         hand.push(code)
-        play_deal_out(hand)
+        play_out(hand, DEALT | HAND_OVER)
         expected = deal_end.value(model, hand, (0, 1), 0)
         assert rollout(match.hand, code, (0, 1), 0, margin, model) == pytest.approx(expected)
         assert playout_plies(knowledge, model) == 6 + PLAYOUT_OVERHEAD_PLIES + DEAL_END_PLIES

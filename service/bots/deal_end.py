@@ -50,7 +50,15 @@ from ..engine.rules import Rules
 from ..engine.variants import Variant
 from .deal_end_fit import FITTED
 
-__all__ = ["MODELS", "DealEndModel", "deals_left", "leader_value", "model_for", "value"]
+__all__ = [
+    "MODELS",
+    "DealEndModel",
+    "deals_left",
+    "leader_value",
+    "model_for",
+    "normal_cdf",
+    "value",
+]
 
 #: The variant and rules the model was fitted for.
 VARIANT = "scopa"
@@ -160,7 +168,8 @@ def sweep_chance(variant: Variant, table: int, stock: int, dealt: int = 3) -> fl
     return 1.0 - math.comb(n - sweepers, dealt) / math.comb(n, dealt)
 
 
-def _normal(x: float) -> float:
+def normal_cdf(x: float) -> float:
+    """The standard normal distribution function, Phi(x)."""
     return 0.5 * math.erfc(-x * 0.7071067811865476)
 
 
@@ -173,8 +182,8 @@ def _more_than_half(held: int, left: int, total: int, shift: float, spread: floa
         return (held * 2 > total) - (held * 2 < total)
     mean = left / 2 + shift
     sd = max(spread, 0.05) * math.sqrt(left)
-    win = 1.0 - _normal((total / 2 + 0.5 - held - mean) / sd)
-    lose = _normal((total / 2 - 0.5 - held - mean) / sd)
+    win = 1.0 - normal_cdf((total / 2 + 0.5 - held - mean) / sd)
+    lose = normal_cdf((total / 2 - 0.5 - held - mean) / sd)
     return win - lose
 
 
@@ -215,7 +224,7 @@ def leader_value(
         worth += model.settebello[k][1 if table & SETTEBELLO else 0]
     mean, variance = primiera_moments(own, other)
     a, b = model.primiera[k]
-    worth += 2.0 * _normal(a + b * mean / math.sqrt(variance + 1.0)) - 1.0
+    worth += 2.0 * normal_cdf(a + b * mean / math.sqrt(variance + 1.0)) - 1.0
     constant, per_chance, per_card = model.scopas[k]
     chance = sweep_chance(variant, table, FULL ^ (own | other | table))
     worth += constant + per_chance * chance + per_card * on_table

@@ -74,7 +74,7 @@ from . import deal_end
 from .clock import Clock
 from .deal_end import DealEndModel
 from .ismcts import grows_tree, tree_search
-from .playout import Value, greedy_ranking, margin, play_deal_out, play_out, sweepable_cache
+from .playout import Value, greedy_ranking, margin, play_out, sweepable_cache
 from .worlds import sample_world
 
 #: Simulated moves per millisecond of CPU, measured with ``tests/bench/calibrate.py``
@@ -316,14 +316,10 @@ def rollout(
     the end of the deal in play and return the margin the model expects from there
     (:func:`~service.bots.deal_end.value`), or the hand's worth if it is over."""
     hand = world.copy()
-    flags = hand.push(code)
-    if model is None:
-        if not flags & HAND_OVER:
-            play_out(hand)
-        return worth(hand, teams, side)
-    if not flags & (DEALT | HAND_OVER):
-        flags = play_deal_out(hand)
-    if flags & HAND_OVER:
+    stop = HAND_OVER if model is None else DEALT | HAND_OVER
+    if not hand.push(code) & stop:
+        play_out(hand, stop)
+    if model is None or hand.turn is None:  # no model, or the hand is over
         return worth(hand, teams, side)
     return deal_end.value(model, hand, teams, side)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..engine.cards import PRIMIERA_POINTS
-from ..engine.hand import DEALT, HAND_OVER, Hand
+from ..engine.hand import HAND_OVER, Hand
 from ..engine.masks import BIT, COINS, SETTEBELLO, SIG_SLICE, VALUE, signature
 from ..engine.scoring import played_points
 from ..engine.variants import Variant
@@ -154,26 +154,17 @@ def lay_cost(variant: Variant, table: int, card: int, cache: dict[int, bool], ke
     return _LAY_COST[card] + (_SWEEPABLE_W if swept else 0)
 
 
-def play_out(hand: Hand) -> int:
-    """Play ``hand`` to its end with the greedy policy for every seat. Returns the
-    number of moves played (the search counts its budget in them)."""
+def play_out(hand: Hand, stop: int = HAND_OVER) -> int:
+    """Play ``hand`` with the greedy policy for every seat until a move's flags meet
+    ``stop``: by default to the end of the hand; with ``DEALT | HAND_OVER``, to the end
+    of the deal in play. Returns the number of moves played (the search counts its
+    budget in them)."""
     cache = sweepable_cache(hand.variant)
     plies = 0
     while True:
         plies += 1
-        if hand.push(greedy_code(hand, hand.legal_codes(), cache)) & HAND_OVER:
+        if hand.push(greedy_code(hand, hand.legal_codes(), cache)) & stop:
             return plies
-
-
-def play_deal_out(hand: Hand) -> int:
-    """Play ``hand`` with the greedy policy for every seat to the end of the deal in
-    play: until the next deal is dealt, or the hand is over. Returns the flags of the
-    last move played (DEALT or HAND_OVER among them)."""
-    cache = sweepable_cache(hand.variant)
-    while True:
-        flags = hand.push(greedy_code(hand, hand.legal_codes(), cache))
-        if flags & (DEALT | HAND_OVER):
-            return flags
 
 
 #: What a finished hand is worth to a side: ``value(hand, teams, side)``.

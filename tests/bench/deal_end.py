@@ -43,7 +43,9 @@ from service.bots.deal_end import (
     RULES,
     VARIANT,
     DealEndModel,
+    deals_left,
     leader_value,
+    normal_cdf,
     primiera_moments,
     sweep_chance,
 )
@@ -81,7 +83,7 @@ def play(task: tuple[int, int, float]) -> list[Row]:
             stock = len(hand.stock)
             piles, scopas = hand.team_piles(teams, 2)
             leader = teams[(hand.dealer + 1) % players]
-            left = stock // (hand.hand_size * players) + 1
+            left = deals_left(hand)
             ends.append(
                 (left, leader, piles[leader], piles[1 - leader], hand.table,
                  scopas[leader] - scopas[1 - leader])
@@ -133,10 +135,6 @@ def least_squares(xs: Sequence[Sequence[float]], ys: Sequence[float]) -> list[fl
     return solve(normal, right)
 
 
-def _normal(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
 def fit_probit(ratios: Sequence[float], outcomes: Sequence[float]) -> tuple[float, float]:
     """(a, b) minimizing the squared error of ``2 Phi(a + b r) - 1`` (Gauss-Newton)."""
     a, b = 0.0, 0.5
@@ -146,7 +144,7 @@ def fit_probit(ratios: Sequence[float], outcomes: Sequence[float]) -> tuple[floa
         for r, y in zip(ratios, outcomes, strict=True):
             z = a + b * r
             density = 2.0 * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
-            residual = y - (2.0 * _normal(z) - 1.0)
+            residual = y - (2.0 * normal_cdf(z) - 1.0)
             grad = (density, density * r)
             for i in range(2):
                 jtr[i] += grad[i] * residual
@@ -230,7 +228,7 @@ def fit(rows: list[Row], players: int) -> tuple[dict[str, tuple], list[str]]:
         a, b = fit_probit(ratios, outcomes)
         primiera.append((a, b))
         errors += [
-            (2 * _normal(a + b * r) - 1 - y) ** 2 for r, y in zip(ratios, outcomes, strict=True)
+            (2 * normal_cdf(a + b * r) - 1 - y) ** 2 for r, y in zip(ratios, outcomes, strict=True)
         ]
     fields["primiera"] = tuple(primiera)
     outcomes = [float(row[8]) for row in rows]
