@@ -35,6 +35,7 @@ import requests
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.api.context import store as current_store
 from service.play.store import events_key_for, key_for
 from tests.helpers import Table, of_type
 from tests.live import CARD_CODE, LiveService, Player
@@ -128,6 +129,10 @@ class AppStream:
         self.closing.set()
         self.thread.join(5)
         assert not self.thread.is_alive(), "the stream did not close"
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
 
 
 def upto(seq: int) -> Callable[[Sse], bool]:
@@ -400,6 +405,80 @@ class TestTheEnd:
         finally:
             stream.close()
             close_hub(app)
+
+
+class TestRevoked:
+    """A seat's stream goes on only while the token it was opened with holds the seat
+    (docs/rules.md is silent here: this is about who may see which cards)."""
+
+    def test_seats_that_left_see_nothing_of_whoever_takes_them_next(
+        self, table: Table, open_stream: Callable[..., AppStream]
+    ) -> None:
+        seats = [{"name": "Ann"}, {"open": True}, {"open": True}, {"open": True}]
+        created = table.create(seats=seats, spectators=False)
+        code = created["join"]["code"]
+        tokens = {}
+        for name in ("Bea", "Cid"):
+            joined = table.client.post(table.url("/join"), json={"name": name, "code": code})
+            tokens[joined.get_json()["seat"]] = joined.get_json()["token"]
+        assert sorted(tokens) == [1, 2]
+        # Bea follows as the page does (access_token), Cid with the header.
+        stale = {
+            1: open_stream(table.url("/stream"), query_string={"access_token": tokens[1]}),
+            2: open_stream(table.url("/stream"), headers=bearer(tokens[2])),
+        }
+        for stream in stale.values():
+            assert stream.next().event == "state"  # type: ignore[union-attr]
+        for seat, token in tokens.items():
+            left = table.client.post(table.url("/leave"), headers=bearer(token))
+            assert left.status_code == 204, seat
+        for seat, stream in stale.items():
+            seen = stream.events(lambda sse: sse.event == "end")
+            assert seen[-1].data == {"reason": "revoked"}
+            # Only what came while the seat was held: Cid saw Bea leave; nobody saw
+            # their own leaving, nor anything after it.
+            expected = [] if seat == 1 else [{"seq": 2, "type": "seat_left", "seat": 1}]
+            assert log_of(seen[:-1]) == expected, seat
+        # Others take the seats and the match starts: the stale streams are closed, and
+        # were sent nothing of it.
+        for name in ("Dan", "Eve", "Fay"):
+            joined = table.client.post(table.url("/join"), json={"name": name, "code": code})
+            assert joined.status_code == 200
+        for stream in stale.values():
+            assert stream.next() is None
+        # Reconnecting with the old token is refused.
+        again = table.client.get(table.url("/stream"), query_string={"access_token": tokens[1]})
+        assert again.status_code == 401
+
+    def test_a_seat_still_held_keeps_its_stream_through_others_leaving(
+        self, table: Table, open_stream: Callable[..., AppStream]
+    ) -> None:
+        created = table.create(seats=[{"name": "Ann"}, {"open": True}, {"open": True}])
+        code = created["join"]["code"]
+        joined = table.client.post(table.url("/join"), json={"name": "Bea", "code": code})
+        bea = joined.get_json()["token"]
+        ann = open_stream(table.url("/stream"), headers=table.auth(0))
+        assert ann.next().event == "state"  # type: ignore[union-attr]
+        table.client.post(table.url("/leave"), headers=bearer(bea))
+        for name in ("Cid", "Dan"):
+            table.client.post(table.url("/join"), json={"name": name, "code": code})
+        seen = ann.events(lambda sse: any(e["type"] == "deal" for e in log_of([sse])))
+        assert [e["type"] for e in log_of(seen)[:3]] == ["seat_left", "seat_joined", "seat_joined"]
+        deal = of_type(log_of(seen), "deal")[0]
+        assert set(deal["cards"]) == set(table.view(0)["hand"])  # Ann's own cards
+
+    def test_the_log_and_the_tokens_are_read_together(self, table: Table, app: Flask) -> None:
+        created = table.create(seats=[{"name": "Ann"}, {"open": True}])
+        with app.app_context():
+            store = current_store()
+            events, tokens = store.feed(table.game_id, 0)
+            assert events == [] and tokens[1] is None and tokens[0] is not None
+            code = created["join"]["code"]
+            table.client.post(table.url("/join"), json={"name": "Bea", "code": code})
+            events, tokens = store.feed(table.game_id, 0)
+            assert events[0]["type"] == "seat_joined" and tokens[1] is not None
+            game = store.load(table.game_id)
+            assert tokens == game.token_hashes
 
 
 class TestLimits:

@@ -26,11 +26,13 @@ is down, it has the feed read the log again at each keep-alive.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 import secrets
 import threading
 import time
 import weakref
+from typing import NamedTuple
 
 from redis.client import PubSub
 from redis.cluster import ClusterPubSub, RedisCluster
@@ -71,6 +73,21 @@ class HubFullError(RuntimeError):
     """This process follows as many streams as it may (``STREAMS_PER_WORKER``)."""
 
 
+class Read(NamedTuple):
+    """What a stream reads of its game: the events from where it asked on, and each
+    seat's token hash (None: a computer player's or an open seat) as of the last of
+    them, read together, so that a stream checks its seat against exactly the events it
+    is about to send."""
+
+    events: list[Event]
+    tokens: tuple[str | None, ...]
+
+    def holds(self, seat: int, token_hash: str) -> bool:
+        """Whether the token hashed ``token_hash`` still holds ``seat``."""
+        held = self.tokens[seat] if seat < len(self.tokens) else None
+        return held is not None and hmac.compare_digest(held, token_hash)
+
+
 class Feed:
     """One game's event log as this process has read it, from the position its first
     reader asked for on; and its followers, woken when it changes."""
@@ -81,10 +98,11 @@ class Feed:
         self._store = store
         self._base: int | None = None  # the position of self._log[0]
         self._log: list[Event] = []
+        self._tokens: tuple[str | None, ...] = ()  # each seat's token hash, as of the log
         self._announced = 0  # the log length the latest commit published
         self._stale = True  # read the log again, whatever was announced
         self._read_at = 0.0
-        self._lock = threading.Lock()  # the fields above but the log, and the waiters
+        self._lock = threading.Lock()  # the fields above, and the waiters
         self._reading = threading.Lock()  # one read of Redis at a time
         self._waiters: set[threading.Event] = set()
 
@@ -141,19 +159,21 @@ class Feed:
             and self._announced <= base + len(self._log)
         )
 
-    def since(self, start: int) -> list[Event]:
+    def since(self, start: int) -> Read:
         """The events from position ``start`` on, as far as this process knows them now
-        (it reads Redis when a commit announced more than it holds, or when stale).
-        Raises GameNotFoundError once the game is gone, and Redis errors."""
+        (it reads Redis when a commit announced more than it holds, or when stale), with
+        the seats' token hashes as of the last of them. Raises GameNotFoundError once
+        the game is gone, and Redis errors."""
         if not self._fresh(start):
             with self._reading:
                 if self._base is None:
                     self._base = start
                 elif start < self._base:  # before what this feed keeps: read it directly
-                    return self._store.events(self.game_id, start, shared=True)[1]
+                    return Read(*self._store.feed(self.game_id, start))
             self._catch_up()
         assert self._base is not None
-        return self._log[start - self._base :]
+        with self._lock:  # the log and the tokens it was read with, together
+            return Read(self._log[start - self._base :], self._tokens)
 
     def _catch_up(self) -> None:
         with self._reading:
@@ -166,12 +186,14 @@ class Feed:
             if not read:
                 return
             try:
-                _, new = self._store.events(self.game_id, end, shared=True)
+                new, tokens = self._store.feed(self.game_id, end)
             except BaseException:
                 with self._lock:
                     self._stale = True
                 raise
-            self._log += new
+            with self._lock:
+                self._log += new
+                self._tokens = tokens
             self._read_at = time.monotonic()
 
 
@@ -186,9 +208,10 @@ class Follower:
         self._closed = False
         feed.add(self._news)
 
-    def since(self, start: int) -> list[Event]:
-        """The events from ``start`` on (see :meth:`Feed.since`); any news after this
-        call starts makes the next :meth:`wait` return at once."""
+    def since(self, start: int) -> Read:
+        """The events from ``start`` on, and the tokens they go with (see
+        :meth:`Feed.since`); any news after this call starts makes the next :meth:`wait`
+        return at once."""
         self._news.clear()
         return self.feed.since(start)
 

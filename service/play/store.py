@@ -92,6 +92,22 @@ return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1)}
 """
 
 
+#: KEYS[1] the game hash, KEYS[2] its event list; ARGV[1] the first position to read.
+#: The version, the events from there on, and the seats' token hashes (the state's
+#: ``tokens``, as a JSON list), read at once; nil if there is no game. What a live
+#: stream reads: the tokens tell it whether its seat's token still holds, as of exactly
+#: the events it is about to send (:mod:`.live`).
+_READ_FEED = """
+local version = redis.call('HGET', KEYS[1], 'v')
+if not version then
+  return false
+end
+local state = redis.call('HGET', KEYS[1], 's')
+local tokens = cjson.encode(cjson.decode(state)['tokens'])
+return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1), tokens}
+"""
+
+
 class NotReplicatedError(redis.exceptions.TimeoutError):
     """Fewer replicas than the store requires acknowledged a write, or are connected to
     the Redis that served a read: that Redis may have been failed over (a Sentinel
@@ -163,6 +179,7 @@ class GameStore:
             )
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._read_log = client.register_script(_READ_LOG)
+        self._read_feed = client.register_script(_READ_FEED)
         self._client = client
 
     @property
@@ -324,6 +341,26 @@ class GameStore:
             raise GameNotFoundError(game_id)
         version, raw = found
         return int(version), [orjson.loads(e) for e in raw]
+
+    def feed(self, game_id: str, start: int) -> tuple[list[Event], tuple[str | None, ...]]:
+        """The game's event log from position ``start`` on, and the token hash of each
+        seat (None: a computer player's, or an open seat) as of the last of those
+        events, read at once on the :attr:`shared` client: what a live stream reads."""
+        client = self.shared
+        keys = [key_for(game_id), events_key_for(game_id)]
+        if self.replicas:
+            with client.pipeline(transaction=False) as pipe:
+                self._read_feed(keys=keys, args=[start], client=pipe)
+                pipe.wait(self.replicas, self._replica_timeout_ms)
+                found, acknowledged = pipe.execute()
+            self._confirm(acknowledged)
+        else:
+            found = self._read_feed(keys=keys, args=[start], client=client)
+        if found is None:
+            raise GameNotFoundError(game_id)
+        _, raw, tokens = found
+        hashes = orjson.loads(tokens)  # (Lua's cjson writes an empty list as {})
+        return [orjson.loads(e) for e in raw], tuple(hashes) if isinstance(hashes, list) else ()
 
     def earlier_answer(self, game_id: str, request: IdempotentRequest) -> Answer | None:
         """The answer kept for ``request`` by an earlier commit to the game, or None;

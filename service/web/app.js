@@ -94,7 +94,7 @@ class Game {
       onState: (view, seq) => this.adopt(view, seq),
       onEvents: (events) => this.receive(events),
       onMode: (mode) => showMode(mode),
-      onGone: () => this.gone(),
+      onGone: (reason) => this.gone(reason),
     });
   }
 
@@ -367,11 +367,11 @@ class Game {
     newGame();
   }
 
-  gone() {
+  gone(reason) {
     saved.forgetSeat(this.id);
     closeGame();
     screen('setup');
-    showError(new Error(t('gameGone')));
+    showError(new Error(t(reason === 'revoked' ? 'seatRevoked' : 'gameGone')));
   }
 }
 

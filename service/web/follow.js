@@ -105,10 +105,13 @@ class Follower {
     source.addEventListener('end', (message) => {
       source.close();
       if (this.closed || this.source !== source) return;
-      if (JSON.parse(message.data).reason === 'gone') {
+      const { reason } = JSON.parse(message.data);
+      if (reason === 'gone' || reason === 'revoked') {
+        // The game expired, or this token no longer holds its seat: either way,
+        // reconnecting would be refused.
         this.source = null;
         this.closed = true;
-        this.handlers.onGone?.();
+        this.handlers.onGone?.(reason);
       } else {
         this.openStream(); // from the last seq we have
       }

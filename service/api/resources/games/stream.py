@@ -22,11 +22,11 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from ....play import GameNotFoundError, connections, live
+from ....play import GameNotFoundError, connections, hash_token, live
 from ...context import store
 from ...fields import StrictSchema
 from ...problems import STORE_ERRORS, Problem, ProblemType, rate_limited
-from ...seats import OPTIONAL_SEAT_AUTH
+from ...seats import OPTIONAL_SEAT_AUTH, bearer_token
 from ...seats import seat_of as seat_of_token
 from . import answers
 from .routes import NOT_FOUND, blp
@@ -57,9 +57,12 @@ Server-sent events (`text/event-stream`), in this order:
    the state already shows.
 3. A `: keep-alive` comment every 15 s (unless configured).
 4. `event: end` before the service closes the stream, `data` `{"reason": "gone"}` when
-   the game expired (do not reconnect: it is a 404 now) or `{"reason": "reconnect"}`
-   (the stream's maximum duration, an hour unless configured, or the server shutting
-   down): reconnect with `Last-Event-ID` (EventSource does) and nothing is lost.
+   the game expired (do not reconnect: it is a 404 now); `{"reason": "revoked"}` when
+   the token the stream was opened with no longer holds its seat (the seat left, and
+   may be someone else's now): nothing after that point is sent, and reconnecting with
+   that token is a 401; or `{"reason": "reconnect"}` (the stream's maximum duration, an
+   hour unless configured, or the server shutting down): reconnect with
+   `Last-Event-ID` (EventSource does) and nothing is lost.
 
 A finished match keeps its stream open (a rematch may follow). Streams open at once are
 limited per client address (429) and per server process (503)."""
@@ -113,7 +116,7 @@ STREAM_EVENT = {
                     "Why the stream ends.",
                     {
                         "type": "object",
-                        "properties": {"reason": {"enum": ["gone", "reconnect"]}},
+                        "properties": {"reason": {"enum": ["gone", "revoked", "reconnect"]}},
                         "required": ["reason"],
                     },
                 ),
@@ -159,6 +162,15 @@ class StreamSettings:
     lease: tuple[live.StreamLeases, str, str] | None
 
 
+@dataclass(frozen=True)
+class Holder:
+    """The seat a stream was opened for, and the hash of the token it was opened with:
+    the stream goes on only while that token holds that seat."""
+
+    seat: int
+    token_hash: str
+
+
 @blp.route("/<string:game_id>/stream")
 class GameStream(MethodView):
     @blp.arguments(StreamQuerySchema, location="query", as_kwargs=True)
@@ -196,6 +208,7 @@ class GameStream(MethodView):
         try:
             game = store().load(game_id)
             seat = seat_of_token(game, required=False)
+            holder = None if seat is None else Holder(seat, hash_token(str(bearer_token())))
             settings = stream_settings()
             release = releaser(follower, settings)
             cursor = game.logged - 1 if start is None else start
@@ -205,7 +218,7 @@ class GameStream(MethodView):
             raise
         store().release()  # the thread waits without a connection (reads are pooled)
         response = Response(
-            _stream(follower, seat, cursor, state, settings, release),
+            _stream(follower, holder, cursor, state, settings, release),
             mimetype="text/event-stream",
             headers={
                 "Cache-Control": "private, no-cache, no-transform",
@@ -328,17 +341,21 @@ def releaser(follower: live.Follower, settings: StreamSettings) -> Callable[[], 
 
 def _stream(
     follower: live.Follower,
-    seat: int | None,
+    holder: Holder | None,
     cursor: int,
     state: bytes,
     settings: StreamSettings,
     release: Callable[[], None],
 ) -> Iterator[bytes]:
     """The stream's body: the state, then each event after ``cursor`` as it comes, a
-    keep-alive comment when due, and ``end``. Never raises (whatever fails ends the
+    keep-alive comment when due, and ``end``. A seat's stream checks, with each read of
+    the log, that its token still holds its seat (a seat that left, and whoever takes it
+    next, would otherwise be followed with the new holder's cards): once it does not,
+    nothing more is sent but ``end`` (revoked). Never raises (whatever fails ends the
     stream, and the client reconnects): an error here would reach the server's log
     with the URL, and the URL may hold a token."""
     reason = "reconnect"
+    seat = None if holder is None else holder.seat
     try:
         # With the state, how soon an EventSource reconnects once the stream ends (its
         # default is about 3 s).
@@ -348,12 +365,17 @@ def _stream(
         beat = now + settings.keepalive
         while True:
             try:
-                events = follower.since(cursor + 1)
+                read = follower.since(cursor + 1)
             except GameNotFoundError:
                 reason = "gone"
                 break
             except connections.ERRORS:
-                events = []  # read again at the next news or keep-alive
+                read = None  # read again at the next news or keep-alive
+            if read is not None and holder is not None:
+                if not read.holds(holder.seat, holder.token_hash):
+                    reason = "revoked"
+                    break
+            events = [] if read is None else read.events
             if events:
                 yield log_events(events, cursor + 1, seat)
                 cursor += len(events)
