@@ -11,7 +11,7 @@ from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
 from ....engine.moves import DeclarationKind
 from ....play import Answer, Game, Step, VersionConflictError
-from ....play.idempotency import seal_token
+from ....play.idempotency import join_slot, seal_token
 from ... import ratelimit
 from ...blueprint import Blueprint
 from ...context import bot_settings, committed, server_secret, store
@@ -497,11 +497,12 @@ class JoinGame(MethodView):
             game, body["name"], body["code"], server_secret(), bot_settings(), seat=body.get("seat")
         )
         answer = answers.joined(joining)
-        kept = None
+        kept, slot = None, None
         if request is not None:  # its token sealed with the client's key
             kept = Answer(200, _sealed_join(answer, request.key, game_id), joining.version)
+            slot = request.kept_in(join_slot(joining.seat))
         try:
-            store().commit(joining, request=request, answer=kept)
+            store().commit(joining, request=slot, answer=kept)
         except VersionConflictError:  # a retry racing its first attempt: answer as it did
             if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
                 raise
