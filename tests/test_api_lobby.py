@@ -17,6 +17,8 @@ from tests.helpers import Table
 from tests.live import CARD_CODE, Player
 from tests.test_workers import assert_the_log_replays
 
+FULL_DECK = [f"{value}{suit}" for suit in "DCSB" for value in range(1, 11)]
+
 
 def open_game(table: Table, *seats: dict[str, Any], **body: Any) -> dict[str, Any]:
     return table.create(seats=list(seats), **body)
@@ -69,6 +71,26 @@ class TestOpenSeats:
         assert response.status_code == 422, response.json
         assert response.json["type"] == "/problems/validation"
 
+    @pytest.mark.parametrize(
+        ("fixed", "field"),
+        [({"seed": 5}, "seed"), ({"deck": FULL_DECK}, "deck"), ({"seed": 0}, "seed")],
+    )
+    @pytest.mark.parametrize("open_seat", [{"open": True}, {"name": None}])
+    def test_a_seed_or_a_deck_with_open_seats_is_refused(
+        self, client: FlaskClient, fixed: dict[str, Any], field: str, open_seat: dict[str, Any]
+    ) -> None:
+        """Replaying ``Match.new(seed=...)`` would tell the creator every hand the
+        joiners get (issue 26, item 8): such a game is refused, and says why."""
+        body = {"seats": [{"name": "Ann"}, open_seat], **fixed}
+        response = client.post("/v1/games", json=body)
+        assert response.status_code == 422, response.json
+        assert response.json["type"] == "/problems/validation"
+        assert list(response.json["errors"]) == [field]
+        assert "open seats" in response.json["detail"] + str(response.json["errors"])
+        # With every seat named, the same seed or deck makes a game.
+        named = {"seats": [{"name": "Ann"}, {"name": "Bea"}], **fixed}
+        assert client.post("/v1/games", json=named).status_code == 201
+
     def test_nobody_moves_before_the_start(self, table: Table) -> None:
         open_game(table, {"name": "Ann"}, {"open": True})
         response = table.move(0, "1D", [])
@@ -82,7 +104,7 @@ class TestOpenSeats:
         assert table.client.post(table.url("/bots")).status_code == 409
 
     def test_the_last_seat_taken_starts_the_match(self, table: Table) -> None:
-        created = open_game(table, {"name": "Ann"}, {"open": True}, {"open": True}, seed=5)
+        created = open_game(table, {"name": "Ann"}, {"open": True}, {"open": True})
         code = created["join"]["code"]
         first = join(table.client, table.game_id, "Bea", code)
         assert first.status_code == 200, first.json

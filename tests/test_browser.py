@@ -362,6 +362,7 @@ def test_a_whole_match_against_the_computer(
     view = api_view(live_service, game_id, token)
     assert view["variant"] == "scopa" and view["target"] == 1
     assert view["seats"][1]["bot"] == "greedy"
+    assert not view["seeded"] and ann.page.query_selector("#info .seeded") is None
     # Each card is named as the API names it, in the page's language.
     english = names(live_service, "en")
     assert ann.labels("#hand") == [english[card] for card in view["hand"]]
@@ -708,6 +709,10 @@ def test_cirulla_declaring_through_the_page(
     ana.open(f"/play?game={game_id}")
     ana.page.wait_for_selector("#game[data-ready=true]")
     assert ana.cards("#hand") == ["2S", "3B", "7C"]
+    # Dealt from a set deck: the page says so (issue 26, item 8), with why it matters.
+    mark = ana.page.wait_for_selector("#info .seeded")
+    assert mark.inner_text() == "dealt in advance"
+    assert "whoever created it can know every deal" in (mark.get_attribute("title") or "")
 
     # One declaration, the 7C's value to choose: 1 to 4, the highest first.
     ana.page.wait_for_selector("#declare:not([hidden])")
