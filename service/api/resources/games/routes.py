@@ -418,10 +418,12 @@ class BotTurns(MethodView):
         "playBotTurns",
         {
             **NOT_FOUND,
+            **BAD_TOKEN,
             409: "No move is due: the seat to play is a person's whose time has not run "
             "out, or the match is not being played.",
             **STORE_ERRORS,
         },
+        security=OPTIONAL_SEAT_AUTH,
     )
     def post(self, game_id: str) -> Any:
         """Let the computer players move
@@ -431,12 +433,17 @@ class BotTurns(MethodView):
         now (for the allowance) and queues the rest again: for a match that stopped
         because no worker was running. Likewise, when the person to play let their
         clock run out and no worker played for them, this plays their move (marked
-        `timeout`). Needs no token: it only plays the moves that are due."""
-        step = play.bots_move(store().load(game_id), bot_settings())
+        `timeout`). It only plays the moves that are due, so it needs no token where
+        the game has spectators, and answers what a spectator sees; with a seat's token,
+        what that seat sees. A game created with `spectators: false` needs a seat's
+        token (401 without)."""
+        game = store().load(game_id)
+        seat = seat_of(game, required=False)  # a game without spectators: its seats only
+        step = play.bots_move(game, bot_settings())
         store().commit(step)
         committed(step)
-        state = answers.view_of(step.game, None)
-        result = {"events": answers.events_for(step.events, None, step.first_seq), "state": state}
+        state = answers.view_of(step.game, seat)
+        result = {"events": answers.events_for(step.events, seat, step.first_seq), "state": state}
         return result, 200, etag(step.version)
 
 
