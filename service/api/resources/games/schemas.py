@@ -11,10 +11,12 @@ from ....engine.match import MAX_TARGET, MIN_TARGET
 from ....engine.variants.cirulla import CaptureKind
 from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fields import (
+    MAX_NAME_CODE_POINTS,
     Boolean,
     BotLevel,
     Card,
     Cards,
+    DisplayName,
     Integer,
     RulesField,
     RulesSchema,
@@ -32,12 +34,21 @@ from ...schemas import (
     SideScoreSchema,
 )
 
+#: What every name field's description adds.
+NAME_RULES = (
+    " Stored NFC-normalised. Refused (422) when it holds a control, format (bidi, "
+    "zero-width), unassigned or private-use character, when nothing visible is left once "
+    "spaces, fillers (U+3164, U+FFA0), the blank braille pattern (U+2800) and combining "
+    "marks are set aside, with over 40 characters as a reader counts them (grapheme "
+    "clusters), or over 4 combining marks on one."
+)
+
 
 def Name(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A person's display name: 1-40 characters of plain text."""
-    return fields.String(
-        validate=[validate.Length(min=1, max=40), printable],
-        metadata={"description": description},
+    """A person's display name: 1-40 characters of plain text (:func:`printable`)."""
+    return DisplayName(
+        validate=[validate.Length(min=1, max=MAX_NAME_CODE_POINTS), printable],
+        metadata={"description": description + NAME_RULES},
         **kwargs,
     )
 
