@@ -54,6 +54,23 @@ class TestCors:
         assert response.status_code == 200
         assert "Access-Control-Allow-Origin" not in response.headers
 
+    @pytest.mark.parametrize("origin", [APP_ORIGIN, "https://evil.example", None])
+    @pytest.mark.parametrize("path", ["/v1/cards", "/v1/variants", "/v1/games/nope", "/play"])
+    def test_every_answer_varies_on_the_origin(
+        self, cors_table: Table, origin: str | None, path: str
+    ) -> None:
+        """Its CORS headers depend on the Origin, also when it got none: a shared cache
+        (`/v1/cards` is `public, max-age=86400`) must not give one origin's answer to
+        another (issue 26, item 9)."""
+        headers = {"Origin": origin} if origin else {}
+        response = cors_table.client.get(path, headers=headers)
+        response.close()  # (a file's answer, /play)
+        varies = [v.strip().lower() for v in response.headers.get("Vary", "").split(",")]
+        assert varies.count("origin") == 1, response.headers.get("Vary")
+        if path == "/v1/cards":
+            assert "public" in response.headers["Cache-Control"]
+            assert "accept-language" in varies
+
     def test_off_unless_configured(self, table: Table) -> None:
         response = table.client.get("/v1/variants", headers={"Origin": APP_ORIGIN})
         assert "Access-Control-Allow-Origin" not in response.headers
