@@ -3,6 +3,8 @@ If-None-Match (304), and the event log read from a cursor."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from collections.abc import Callable
 
@@ -150,6 +152,37 @@ def test_the_documentation_pages_load_nothing_from_elsewhere(table: Table, page:
         assert answer.status_code == 200, asset
         assert answer.mimetype in ("text/javascript", "application/javascript", "text/css")
         answer.close()
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_the_documentation_pages_are_served_under_a_content_security_policy(
+    table: Table, page: str
+) -> None:
+    """Scripts from the service itself and the page's own inline script, by its hash;
+    nothing else inline, no eval, nothing from elsewhere, no frames (issue 26, item 9)."""
+    response = table.client.get(page)
+    assert response.status_code == 200
+    policy = {
+        directive.split()[0]: directive.split()[1:]
+        for directive in response.headers["Content-Security-Policy"].split("; ")
+    }
+    assert policy["default-src"] == ["'none'"]
+    assert policy["frame-ancestors"] == ["'none'"] and policy["base-uri"] == ["'none'"]
+    assert policy["connect-src"] == ["'self'"]
+    scripts = policy["script-src"]
+    assert "'unsafe-inline'" not in scripts and "'unsafe-eval'" not in scripts
+    html = response.get_data(as_text=True)
+    inline = re.findall(r"<script>(.*?)</script>", html, re.DOTALL)
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+        for text in inline
+    ]
+    assert scripts == ["'self'", *hashes]
+    assert len(inline) == (1 if page == "/docs" else 0)  # Swagger UI's settings
+    # Every script either has a src on this origin or is one of the hashed ones.
+    tags = re.findall(r"<script([^>]*)>", html)
+    assert all(re.fullmatch(r' src="/[^"]+"', attrs) or attrs == "" for attrs in tags), tags
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
 
 
 def test_every_answer_numbers_its_events_as_the_log_does(table: Table) -> None:

@@ -794,3 +794,27 @@ def png_size(path: Path) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
     width, height = struct.unpack(">II", data[16:24])
     return width, height
+
+
+def test_the_documentation_pages_work_under_their_policy(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """/docs and /redoc render the spec under their Content-Security-Policy (issue 26,
+    item 9): a script, style, image or worker it refused would be a console error, which
+    the fixture fails on."""
+    reader = people("Reader")
+    # The browser asks for /favicon.ico, which the service does not have: not the point.
+    reader.page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+    # ReDoc shows its maker's logo from cdn.redoc.ly: refused, as anything from elsewhere
+    # is (the reader's visit is nobody else's business); it then hides the image.
+    reader.allowed = re.compile(r"'https://cdn\.redoc\.ly/redoc/logo-mini\.svg' violates")
+    reader.open("/docs")
+    title = reader.page.wait_for_selector(".swagger-ui .info .title")
+    assert "Scopa" in title.inner_text()
+    reader.page.wait_for_selector(".swagger-ui .opblock")  # the operations, listed
+    reader.open("/redoc")
+    heading = reader.page.wait_for_selector("redoc h1, .api-info h1")
+    assert "Scopa" in heading.inner_text()
+    search = reader.page.wait_for_selector("input[placeholder='Search...']")
+    search.fill("join")  # ReDoc's search runs in its worker (a blob: URL)
+    reader.page.wait_for_selector("[data-role='search:results']", timeout=15_000)
