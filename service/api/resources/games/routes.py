@@ -49,6 +49,7 @@ from .schemas import (
     HandScoreSchema,
     InvitationQuerySchema,
     JoinedSchema,
+    JoinInfoSchema,
     JoinRequestSchema,
     MoveRequestSchema,
     MoveResultSchema,
@@ -170,8 +171,9 @@ def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
     if answer is None:
         return None
     answer.body["seats"] = _sealed(answer.body["seats"], request.key, game_id)
-    if answer.body.get("join") is not None:
-        code = play.join_code(server_secret(), game_id)
+    if answer.body.get("join") is not None:  # the code now (it may have been rotated)
+        generation = store().load(game_id).join_generation
+        code = play.join_code(server_secret(), game_id, generation)
         answer.body["join"] = answers.join_answer(game_id, code)
     body, status, headers = replayed(answer)
     return body, status, {**answers.created_headers(game_id, answer.version), **headers}
@@ -526,6 +528,35 @@ def _sealed_join(answer: dict[str, Any], key: str, game_id: str) -> dict[str, An
 def _join_replay(earlier: Answer, key: str, game_id: str) -> Any:
     body, status, headers = replayed(earlier)
     return _sealed_join(body, key, game_id), status, headers
+
+
+@blp.route("/<string:game_id>/join-code")
+class JoinCode(MethodView):
+    @blp.response(200, JoinInfoSchema, headers=ETAG)
+    @blp.documents(
+        "rotateJoinCode",
+        {
+            **BAD_TOKEN,
+            403: "The token is not the seat of whoever created the game.",
+            **NOT_FOUND,
+            409: "No seat to take: the match has started, so there is no code. Or another "
+            "change was stored first: try again.",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+    )
+    def post(self, game_id: str) -> Any:
+        """Give the game a new join code
+
+        For whoever created a game that waits for people (the token of the first person's
+        seat named at creation): a new join code, and the one given out before no longer
+        lets anyone join (403), for a code that reached people it should not have. The
+        seats taken stay taken; the seated see the new code in their view."""
+        game = store().load(game_id)
+        step, code = play.rotate_join_code(game, seat_required(game), server_secret())
+        store().commit(step)
+        committed(step)
+        return answers.join_answer(game_id, code), 200, etag(step.version)
 
 
 @blp.route("/<string:game_id>/leave")
