@@ -240,10 +240,11 @@ class TestBoundedAnswers:
     """A game keeps one answer per seat, not one per keyed move: what a game holds in
     Redis stays bounded however many keyed moves its seats send (issue 26, item 4)."""
 
+    @pytest.mark.parametrize("players", [2, 6])  # 6: the most answers a game keeps
     def test_a_whole_match_with_a_key_on_every_move_keeps_the_hash_small(
-        self, table: Table, redis_url: str
+        self, table: Table, redis_url: str, players: int
     ) -> None:
-        table.create(seed=5, target=11)
+        table.create(seed=5, target=11, players=players)
         turn = table.view()["turn"]
         moves = 0
         last: tuple[int, dict[str, object], dict[str, str], object] | None = None
@@ -259,7 +260,7 @@ class TestBoundedAnswers:
         game_key = f"scopa:game:{{{table.game_id}}}"
         with redis.Redis.from_url(redis_url, decode_responses=True) as raw:
             kept = sorted(f for f in raw.hkeys(game_key) if f.startswith("idem:"))
-            assert kept == ["idem:seat0", "idem:seat1"]
+            assert kept == sorted(f"idem:seat{seat}" for seat in range(players))
             size = sum(raw.hstrlen(game_key, f) for f in raw.hkeys(game_key))
             assert size < 16 * 1024, size
             assert raw.memory_usage(game_key) < 16 * 1024
