@@ -124,3 +124,47 @@ def test_a_person_plays_a_whole_match_against_the_expert(
     assert view["status"] == "finished" and view["winner"] in (0, 1)
     log = table.client.get(table.url("/events")).get_json()["events"]
     assert any(e["type"] == "move" and e["seat"] == 1 for e in log)
+
+
+class TestWhoMayAskBotsToMove:
+    """``POST /bots`` of a game without spectators needs a seat's token, and answers only
+    what its caller may see (issue 26, item 9)."""
+
+    @staticmethod
+    def waiting_for_the_bot(
+        make_app: Callable[..., Flask], redis_url: str, spectators: bool
+    ) -> tuple[FlaskClient, str, str]:
+        """A game whose computer player (seat 1, first to play) has not moved yet."""
+        slow = make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=0.0).test_client()
+        seats = [{"name": "Ann"}, {"name": "Cpu", "bot": "random"}]
+        created = slow.post(
+            "/v1/games", json={"seats": seats, "first_dealer": 0, "spectators": spectators}
+        ).get_json()
+        assert created["state"]["turn"] == 1 and created["events"] == []
+        fast = make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=60).test_client()
+        return fast, created["id"], created["seats"][0]["token"]
+
+    def test_without_spectators_a_token_is_needed(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        client, game_id, token = self.waiting_for_the_bot(make_app, redis_url, False)
+        for headers in ({}, {"Authorization": "Bearer not-a-seat-token"}):
+            refused = client.post(f"/v1/games/{game_id}/bots", headers=headers)
+            assert refused.status_code == 401, refused.get_json()
+            assert refused.mimetype == "application/problem+json"
+        seat = {"Authorization": f"Bearer {token}"}
+        assert client.get(f"/v1/games/{game_id}", headers=seat).get_json()["version"] == 1
+        answer = client.post(f"/v1/games/{game_id}/bots", headers=seat)
+        assert answer.status_code == 200
+        state = answer.get_json()["state"]
+        # The seat's own view, its hand included; the same as its view of the game.
+        assert state["you"] == 0 and len(state["hand"]) == 3
+        assert state == client.get(f"/v1/games/{game_id}", headers=seat).get_json()
+
+    def test_with_spectators_a_token_gets_its_seats_view_and_none_a_spectators(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        client, game_id, token = self.waiting_for_the_bot(make_app, redis_url, True)
+        answer = client.post(f"/v1/games/{game_id}/bots").get_json()
+        assert answer["state"]["you"] is None and "hand" not in answer["state"]
+        assert all("hand" not in event for event in answer["events"])

@@ -352,6 +352,17 @@ class TestCreateBodies:
             "\ufeffAna",  # zero-width no-break space
             "A\u2028B",  # line separator
             "\u0301",  # a combining mark alone
+            # Issue 26, item 9: what shows nothing, or draws over its neighbours.
+            "\u3164",  # Hangul filler (a letter that draws blank)
+            "\uffa0\uffa0",  # halfwidth Hangul filler
+            "\u2800",  # blank braille pattern
+            "\u3164\u0301 \u2800",  # all of them, with a mark
+            "Z" + "\u0301" * 39,  # 39 stacked combining marks
+            "Ana\u0378",  # an unassigned code point
+            "Ana\U000e0001",  # a tag (format, default-ignorable)
+            "\ue000",  # private use
+            "x" * 41,  # over 40 characters
+            "e\u0301" * 41,  # 41 characters of two code points each
         ],
     )
     def test_a_seat_name_must_be_printable_text(self, client: FlaskClient, name: str) -> None:
@@ -364,6 +375,32 @@ class TestCreateBodies:
         response = client.post("/v1/games", json={"seats": [{"name": name}, {"name": "B"}]})
         assert response.status_code == 201
         assert response.get_json()["seats"][0]["name"] == name
+
+    @pytest.mark.parametrize(
+        "name",
+        ["Nguyê\u0303n", "e\u0301" * 40, "한국어", "\u1112\u1161\u11ab", "👍🏽 Zoë", "x" * 40],
+    )
+    def test_names_are_counted_as_a_reader_sees_them(self, client: FlaskClient, name: str) -> None:
+        """40 grapheme clusters, whatever their code points; marks a script needs."""
+        response = client.post("/v1/games", json={"seats": [{"name": name}, {"name": "B"}]})
+        assert response.status_code == 201, response.get_json()
+
+    def test_names_are_stored_nfc_normalised(self, client: FlaskClient) -> None:
+        created = client.post(
+            "/v1/games", json={"seats": [{"name": "Zoe\u0308"}, {"name": "B"}]}
+        ).get_json()
+        assert created["seats"][0]["name"] == "Zo\u00eb"
+        game = client.get(f"/v1/games/{created['id']}").get_json()
+        assert game["seats"][0]["name"] == "Zo\u00eb"
+
+    @pytest.mark.parametrize("name", ["\u3164", "\u2800", "A" + "\u0301" * 39, "B\u0378"])
+    def test_a_joiners_name_is_held_to_the_same_rules(self, client: FlaskClient, name: str) -> None:
+        created = client.post(
+            "/v1/games", json={"seats": [{"name": "Ann"}, {"open": True}]}
+        ).get_json()
+        code = created["join"]["code"]
+        joined = client.post(f"/v1/games/{created['id']}/join", json={"name": name, "code": code})
+        assert problem(joined, 422)["errors"]["name"]
 
 
 # ---------------------------------------------------------------------------- garbage

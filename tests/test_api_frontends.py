@@ -3,6 +3,8 @@ If-None-Match (304), and the event log read from a cursor."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from collections.abc import Callable
 
@@ -53,6 +55,23 @@ class TestCors:
         response = cors_table.client.get("/v1/variants", headers={"Origin": "https://evil.example"})
         assert response.status_code == 200
         assert "Access-Control-Allow-Origin" not in response.headers
+
+    @pytest.mark.parametrize("origin", [APP_ORIGIN, "https://evil.example", None])
+    @pytest.mark.parametrize("path", ["/v1/cards", "/v1/variants", "/v1/games/nope", "/play"])
+    def test_every_answer_varies_on_the_origin(
+        self, cors_table: Table, origin: str | None, path: str
+    ) -> None:
+        """Its CORS headers depend on the Origin, also when it got none: a shared cache
+        (`/v1/cards` is `public, max-age=86400`) must not give one origin's answer to
+        another (issue 26, item 9)."""
+        headers = {"Origin": origin} if origin else {}
+        response = cors_table.client.get(path, headers=headers)
+        response.close()  # (a file's answer, /play)
+        varies = [v.strip().lower() for v in response.headers.get("Vary", "").split(",")]
+        assert varies.count("origin") == 1, response.headers.get("Vary")
+        if path == "/v1/cards":
+            assert "public" in response.headers["Cache-Control"]
+            assert "accept-language" in varies
 
     def test_off_unless_configured(self, table: Table) -> None:
         response = table.client.get("/v1/variants", headers={"Origin": APP_ORIGIN})
@@ -133,6 +152,37 @@ def test_the_documentation_pages_load_nothing_from_elsewhere(table: Table, page:
         assert answer.status_code == 200, asset
         assert answer.mimetype in ("text/javascript", "application/javascript", "text/css")
         answer.close()
+
+
+@pytest.mark.parametrize("page", ["/docs", "/redoc"])
+def test_the_documentation_pages_are_served_under_a_content_security_policy(
+    table: Table, page: str
+) -> None:
+    """Scripts from the service itself and the page's own inline script, by its hash;
+    nothing else inline, no eval, nothing from elsewhere, no frames (issue 26, item 9)."""
+    response = table.client.get(page)
+    assert response.status_code == 200
+    policy = {
+        directive.split()[0]: directive.split()[1:]
+        for directive in response.headers["Content-Security-Policy"].split("; ")
+    }
+    assert policy["default-src"] == ["'none'"]
+    assert policy["frame-ancestors"] == ["'none'"] and policy["base-uri"] == ["'none'"]
+    assert policy["connect-src"] == ["'self'"]
+    scripts = policy["script-src"]
+    assert "'unsafe-inline'" not in scripts and "'unsafe-eval'" not in scripts
+    html = response.get_data(as_text=True)
+    inline = re.findall(r"<script>(.*?)</script>", html, re.DOTALL)
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+        for text in inline
+    ]
+    assert scripts == ["'self'", *hashes]
+    assert len(inline) == (1 if page == "/docs" else 0)  # Swagger UI's settings
+    # Every script either has a src on this origin or is one of the hashed ones.
+    tags = re.findall(r"<script([^>]*)>", html)
+    assert all(re.fullmatch(r' src="/[^"]+"', attrs) or attrs == "" for attrs in tags), tags
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
 
 
 def test_every_answer_numbers_its_events_as_the_log_does(table: Table) -> None:

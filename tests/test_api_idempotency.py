@@ -234,3 +234,54 @@ class TestNoSecretFromPublicData:
     def test_the_service_refuses_to_start_without_a_secret(self, redis_url: str) -> None:
         with pytest.raises(RuntimeError, match="SERVER_SECRET"):
             create_app({"REDIS_URL": redis_url, "SERVER_SECRET": ""})
+
+
+class TestBoundedAnswers:
+    """A game keeps one answer per seat, not one per keyed move: what a game holds in
+    Redis stays bounded however many keyed moves its seats send (issue 26, item 4)."""
+
+    @pytest.mark.parametrize("players", [2, 6])  # 6: the most answers a game keeps
+    def test_a_whole_match_with_a_key_on_every_move_keeps_the_hash_small(
+        self, table: Table, redis_url: str, players: int
+    ) -> None:
+        table.create(seed=5, target=11, players=players)
+        turn = table.view()["turn"]
+        moves = 0
+        last: tuple[int, dict[str, object], dict[str, str], object] | None = None
+        while turn is not None:
+            move = table.legal_moves(turn)[0]
+            headers = key()
+            answer = table.move(turn, move["card"], move["capture"], headers=headers)
+            assert answer.status_code == 200, answer.get_json()
+            last = (turn, move, headers, answer.get_json())
+            moves += 1
+            turn = answer.get_json()["state"]["turn"]
+        assert moves > 36  # more than one hand: many keyed moves per seat
+        game_key = f"scopa:game:{{{table.game_id}}}"
+        with redis.Redis.from_url(redis_url, decode_responses=True) as raw:
+            kept = sorted(f for f in raw.hkeys(game_key) if f.startswith("idem:"))
+            assert kept == sorted(f"idem:seat{seat}" for seat in range(players))
+            size = sum(raw.hstrlen(game_key, f) for f in raw.hkeys(game_key))
+            assert size < 16 * 1024, size
+            assert raw.memory_usage(game_key) < 16 * 1024
+        # The latest keyed move of the match still gets its first answer again.
+        assert last is not None
+        seat, move, headers, first = last
+        again = table.move(seat, move["card"], move["capture"], headers=headers)  # type: ignore[arg-type]
+        assert again.status_code == 200
+        assert again.headers["Idempotent-Replayed"] == "true"
+        assert again.get_json() == first
+
+    def test_a_retry_of_an_older_move_plays_nothing_twice(self, table: Table) -> None:
+        table.create(seed=3, first_dealer=1)
+        move = table.legal_moves(0)[0]
+        older = key()
+        assert table.move(0, move["card"], move["capture"], headers=older).status_code == 200
+        reply = table.legal_moves(1)[0]
+        assert table.move(1, reply["card"], reply["capture"]).status_code == 200
+        newer = table.legal_moves(0)[0]
+        assert table.move(0, newer["card"], newer["capture"], headers=key()).status_code == 200
+        version = table.view()["version"]
+        retried = table.move(0, move["card"], move["capture"], headers=older)
+        assert retried.status_code in (409, 422)  # not its turn, or the card is played
+        assert table.view()["version"] == version

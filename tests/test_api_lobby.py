@@ -17,6 +17,8 @@ from tests.helpers import Table
 from tests.live import CARD_CODE, Player
 from tests.test_workers import assert_the_log_replays
 
+FULL_DECK = [f"{value}{suit}" for suit in "DCSB" for value in range(1, 11)]
+
 
 def open_game(table: Table, *seats: dict[str, Any], **body: Any) -> dict[str, Any]:
     return table.create(seats=list(seats), **body)
@@ -69,6 +71,26 @@ class TestOpenSeats:
         assert response.status_code == 422, response.json
         assert response.json["type"] == "/problems/validation"
 
+    @pytest.mark.parametrize(
+        ("fixed", "field"),
+        [({"seed": 5}, "seed"), ({"deck": FULL_DECK}, "deck"), ({"seed": 0}, "seed")],
+    )
+    @pytest.mark.parametrize("open_seat", [{"open": True}, {"name": None}])
+    def test_a_seed_or_a_deck_with_open_seats_is_refused(
+        self, client: FlaskClient, fixed: dict[str, Any], field: str, open_seat: dict[str, Any]
+    ) -> None:
+        """Replaying ``Match.new(seed=...)`` would tell the creator every hand the
+        joiners get (issue 26, item 8): such a game is refused, and says why."""
+        body = {"seats": [{"name": "Ann"}, open_seat], **fixed}
+        response = client.post("/v1/games", json=body)
+        assert response.status_code == 422, response.json
+        assert response.json["type"] == "/problems/validation"
+        assert list(response.json["errors"]) == [field]
+        assert "open seats" in response.json["detail"] + str(response.json["errors"])
+        # With every seat named, the same seed or deck makes a game.
+        named = {"seats": [{"name": "Ann"}, {"name": "Bea"}], **fixed}
+        assert client.post("/v1/games", json=named).status_code == 201
+
     def test_nobody_moves_before_the_start(self, table: Table) -> None:
         open_game(table, {"name": "Ann"}, {"open": True})
         response = table.move(0, "1D", [])
@@ -82,7 +104,7 @@ class TestOpenSeats:
         assert table.client.post(table.url("/bots")).status_code == 409
 
     def test_the_last_seat_taken_starts_the_match(self, table: Table) -> None:
-        created = open_game(table, {"name": "Ann"}, {"open": True}, {"open": True}, seed=5)
+        created = open_game(table, {"name": "Ann"}, {"open": True}, {"open": True})
         code = created["join"]["code"]
         first = join(table.client, table.game_id, "Bea", code)
         assert first.status_code == 200, first.json
@@ -415,3 +437,67 @@ class TestInvitation:
         started = table.client.get(table.url("/join"), query_string={"code": code})
         assert started.status_code == 409  # and the cards stay the seats' own
         assert not CARD_CODE.search(started.get_data(as_text=True))
+
+
+class TestRotatingTheJoinCode:
+    """``POST /v1/games/{id}/join-code``: whoever created a game waiting for people gives
+    it a new code, and the old one lets nobody in any more (issue 26, item 9)."""
+
+    def test_the_creator_rotates_the_code_and_the_old_one_fails(self, table: Table) -> None:
+        created = open_game(table, {"name": "Ann"}, {"open": True}, {"open": True})
+        old = created["join"]["code"]
+        assert join(table.client, table.game_id, "Bea", old).status_code == 200
+        rotated = table.client.post(table.url("/join-code"), headers=table.auth(0))
+        assert rotated.status_code == 200, rotated.json
+        new = rotated.json["code"]
+        assert new != old and len(new) == 10
+        assert rotated.json["url"] == f"/v1/games/{table.game_id}/join"
+        assert rotated.json["link"] == f"/play?game={table.game_id}&code={new}"
+        assert rotated.headers["ETag"] == '"3"'
+        # The old code: 403 everywhere; the seated see the new one.
+        refused = join(table.client, table.game_id, "Eve", old)
+        assert refused.status_code == 403
+        assert refused.json["type"] == "/problems/wrong-join-code"
+        invitation = table.client.get(table.url("/join"), query_string={"code": old})
+        assert invitation.status_code == 403
+        assert table.view(0)["join"]["code"] == new
+        assert join(table.client, table.game_id, "Cid", new).status_code == 200
+        assert table.view()["status"] == "playing"
+        # A rotation needs a code to rotate: not once the match has started.
+        late = table.client.post(table.url("/join-code"), headers=table.auth(0))
+        assert late.status_code == 409 and late.json["type"] == "/problems/no-open-seat"
+
+    def test_rotations_accumulate(self, table: Table) -> None:
+        created = open_game(table, {"name": "Ann"}, {"open": True})
+        codes = [created["join"]["code"]]
+        for _ in range(3):
+            codes.append(
+                table.client.post(table.url("/join-code"), headers=table.auth(0)).json["code"]
+            )
+        assert len(set(codes)) == 4
+        for code in codes[:-1]:
+            assert join(table.client, table.game_id, "Eve", code).status_code == 403
+        assert join(table.client, table.game_id, "Bea", codes[-1]).status_code == 200
+
+    def test_only_the_creators_seat_may_rotate(self, table: Table) -> None:
+        created = open_game(table, {"name": "Ann"}, {"open": True}, {"open": True})
+        code = created["join"]["code"]
+        bea = join(table.client, table.game_id, "Bea", code).json["token"]
+        for headers in ({}, bearer("not-a-token")):
+            response = table.client.post(table.url("/join-code"), headers=headers)
+            assert response.status_code == 401
+        joiner = table.client.post(table.url("/join-code"), headers=bearer(bea))
+        assert joiner.status_code == 403
+        assert joiner.json["type"] == "/problems/not-the-host"
+        assert table.view(0)["join"]["code"] == code  # nothing changed
+        assert table.view(0)["version"] == 2
+
+    def test_a_replayed_creation_answers_the_code_of_now(self, table: Table) -> None:
+        headers = {"Idempotency-Key": "a-creation-key-0123456789"}
+        body = {"seats": [{"name": "Ann"}, {"open": True}]}
+        created = table.client.post("/v1/games", json=body, headers=headers).json
+        table.game_id, table.tokens = created["id"], [created["seats"][0]["token"]]
+        new = table.client.post(table.url("/join-code"), headers=table.auth(0)).json["code"]
+        again = table.client.post("/v1/games", json=body, headers=headers)
+        assert again.headers["Idempotent-Replayed"] == "true"
+        assert again.json["join"]["code"] == new

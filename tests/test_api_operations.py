@@ -9,12 +9,14 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.api import ratelimit
 from service.api.observability import JsonFormatter
 from tests.bench import floor
 from tests.conftest import TEST_SECRET
@@ -133,6 +135,36 @@ class TestRateLimits:
         # Probes are never limited.
         assert client.get("/healthz").status_code == 200
         assert client.get("/readyz").status_code == 200
+
+    def test_a_window_slides_twice_the_limit_across_its_boundary_is_refused(
+        self, make_app: Callable[..., Flask], redis_url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Fixed windows let a client send the limit at the end of one minute and again
+        at the start of the next: twice the limit within two seconds. The sliding window
+        counts the previous minute too, weighted by how much of it the last 60 s still
+        cover (issue 26, item 9). The clock is the limiter's, set by hand."""
+        clock = [60 * 29_000_000 + 58.5]  # 1.5 s before a minute's end
+        monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: clock[0]))
+        client = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_ADDRESS=5).test_client()
+
+        def burst(count: int) -> list[int]:
+            return [client.get("/v1/variants").status_code for _ in range(count)]
+
+        assert burst(5) == [200] * 5
+        clock[0] += 2.0  # 0.5 s into the next minute
+        refused = client.get("/v1/variants")
+        assert refused.status_code == 429
+        # It fits once enough of the previous minute has slid out: 5 * (1 - f) + 1 <= 5,
+        # f >= 0.2, 12 s into this minute, 11.5 s from now.
+        assert int(refused.headers["Retry-After"]) == 12
+        assert burst(20) == [429] * 20  # refused requests do not count
+        clock[0] += 11.0  # 11.5 s in: 5 * (1 - 0.19) + 1 > 5
+        assert burst(1) == [429]
+        clock[0] += 1.0  # 12.5 s in: room for one
+        assert burst(2) == [200, 429]
+        clock[0] = 60 * 29_000_000 + 60 * 2 + 30  # the next minute, half-way
+        # The minute before (1 request) weighs half: 0.5 + 4 <= 5, and no more.
+        assert burst(5) == [200] * 4 + [429]
 
     def test_per_token(self, make_app: Callable[..., Flask], redis_url: str) -> None:
         app = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_TOKEN=2)

@@ -362,6 +362,7 @@ def test_a_whole_match_against_the_computer(
     view = api_view(live_service, game_id, token)
     assert view["variant"] == "scopa" and view["target"] == 1
     assert view["seats"][1]["bot"] == "greedy"
+    assert not view["seeded"] and ann.page.query_selector("#info .seeded") is None
     # Each card is named as the API names it, in the page's language.
     english = names(live_service, "en")
     assert ann.labels("#hand") == [english[card] for card in view["hand"]]
@@ -708,6 +709,10 @@ def test_cirulla_declaring_through_the_page(
     ana.open(f"/play?game={game_id}")
     ana.page.wait_for_selector("#game[data-ready=true]")
     assert ana.cards("#hand") == ["2S", "3B", "7C"]
+    # Dealt from a set deck: the page says so (issue 26, item 8), with why it matters.
+    mark = ana.page.wait_for_selector("#info .seeded")
+    assert mark.inner_text() == "dealt in advance"
+    assert "whoever created it can know every deal" in (mark.get_attribute("title") or "")
 
     # One declaration, the 7C's value to choose: 1 to 4, the highest first.
     ana.page.wait_for_selector("#declare:not([hidden])")
@@ -789,3 +794,27 @@ def png_size(path: Path) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
     width, height = struct.unpack(">II", data[16:24])
     return width, height
+
+
+def test_the_documentation_pages_work_under_their_policy(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """/docs and /redoc render the spec under their Content-Security-Policy (issue 26,
+    item 9): a script, style, image or worker it refused would be a console error, which
+    the fixture fails on."""
+    reader = people("Reader")
+    # The browser asks for /favicon.ico, which the service does not have: not the point.
+    reader.page.route("**/favicon.ico", lambda route: route.fulfill(status=204))
+    # ReDoc shows its maker's logo from cdn.redoc.ly: refused, as anything from elsewhere
+    # is (the reader's visit is nobody else's business); it then hides the image.
+    reader.allowed = re.compile(r"'https://cdn\.redoc\.ly/redoc/logo-mini\.svg' violates")
+    reader.open("/docs")
+    title = reader.page.wait_for_selector(".swagger-ui .info .title")
+    assert "Scopa" in title.inner_text()
+    reader.page.wait_for_selector(".swagger-ui .opblock")  # the operations, listed
+    reader.open("/redoc")
+    heading = reader.page.wait_for_selector("redoc h1, .api-info h1")
+    assert "Scopa" in heading.inner_text()
+    search = reader.page.wait_for_selector("input[placeholder='Search...']")
+    search.fill("join")  # ReDoc's search runs in its worker (a blob: URL)
+    reader.page.wait_for_selector("[data-role='search:results']", timeout=15_000)

@@ -303,6 +303,8 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
                 assert games.http.post(game.url("/rematch"), headers=game.auth(0)).ok
         if path.endswith("/bots"):
             game = games.bots() if status == 200 else game
+        if path.endswith("/join-code") and status in (200, 403):
+            game = games.new(seats=[{"name": "A"}, {"name": "B"}, {"open": True}])
         if path.endswith("/declarations"):
             game = games.declaring()
         if path.endswith("/hands") and status == 200:
@@ -354,8 +356,10 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
                 kwargs["headers"]["If-Match"] = '"0"'
             elif status == 422:
                 kwargs["json"] = {"card": move["card"], "capture": ["1D", "1D"]}
-    if game is not None and path in (GAME + "/leave", GAME + "/rematch"):
+    if game is not None and path in (GAME + "/leave", GAME + "/rematch", GAME + "/join-code"):
         kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[0]}"
+        if path.endswith("/join-code") and status == 403:  # not the creator's seat
+            kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[1]}"
     if status == 401:
         kwargs["headers"]["Authorization"] = "Bearer not-a-seat-token"
     elif status == 400:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, Response
 from flask_cors import CORS
 
 #: What a browser app may send and read across origins.
@@ -26,7 +26,8 @@ def origins_of(setting: str) -> list[str] | str:
 
 def install(app: Flask) -> None:
     """flask-cors on every route, for the configured origins only: a request from an
-    origin not listed gets no CORS header (its browser then refuses the answer)."""
+    origin not listed gets no CORS header (its browser then refuses the answer). Every
+    answer then says ``Vary: Origin``."""
     origins = origins_of(app.config["CORS_ORIGINS"])
     if not origins:
         return
@@ -39,3 +40,12 @@ def install(app: Flask) -> None:
         max_age=600,
         vary_header=True,
     )
+
+    @app.after_request
+    def _vary_on_origin(response: Response) -> Response:
+        # Whether an answer carries CORS headers depends on the request's Origin, also
+        # when it has none or an unlisted one (flask-cors then says nothing, Vary
+        # included): a shared cache (`/v1/cards` is public for a day) must not serve the
+        # answer to one origin to another.
+        response.vary.add("Origin")
+        return response

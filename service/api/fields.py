@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import marshmallow as ma
+import regex
 from marshmallow import fields, validate
 
 from ..bots.base import LEVELS
@@ -124,23 +125,66 @@ def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
 
 #: Unicode categories a display name may not hold: controls, lone surrogates, format
 #: characters (bidirectional overrides and isolates, zero-width spaces and joiners, ...),
-#: line and paragraph separators.
+#: line and paragraph separators, unassigned code points (which may show as anything a
+#: later Unicode makes of them) and private-use ones (which show as nothing agreed).
 _HIDDEN = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
+_UNDEFINED = frozenset({"Cn", "Co"})
+#: What shows nothing however it is drawn, besides spaces: the default-ignorable code
+#: points (U+3164 and U+FFA0, the Hangul fillers, among them: letters that draw blank),
+#: format characters, combining marks, and U+2800, the blank braille pattern.
+_BLANK = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Mn}\p{Me}\s\u2800]")
+#: One grapheme cluster (UAX #29, extended): what a reader sees as one character.
+_GRAPHEME = regex.compile(r"\X")
+#: The most grapheme clusters in a name, and combining marks on one of them (Vietnamese
+#: puts two on a letter; a stack of dozens draws over the names around it).
+MAX_NAME_GRAPHEMES = 40
+MAX_MARKS_PER_GRAPHEME = 4
+#: The most code points in a name: 40 clusters of a base and its marks.
+MAX_NAME_CODE_POINTS = MAX_NAME_GRAPHEMES * (1 + MAX_MARKS_PER_GRAPHEME)
 
 
 def printable(value: str) -> bool:
     """Text that shows as it is: no control, format (bidi override, zero-width) or
-    separator characters, no lone surrogates, and at least one visible character (a
-    letter, digit, punctuation or symbol)."""
+    separator characters, no lone surrogates, no unassigned or private-use code points;
+    at least one visible character (a letter, digit, punctuation or symbol) once the
+    default-ignorable, format, combining and blank ones are set aside; at most
+    :data:`MAX_NAME_GRAPHEMES` grapheme clusters, each with at most
+    :data:`MAX_MARKS_PER_GRAPHEME` combining marks."""
     categories = [unicodedata.category(ch) for ch in value]
     if any(category in _HIDDEN for category in categories):
         raise ma.ValidationError(
             "Use plain text: no control characters, no bidirectional or zero-width "
             "formatting characters."
         )
-    if not any(category[0] in "LNPS" for category in categories):
-        raise ma.ValidationError("A name needs at least one visible character.")
+    if any(category in _UNDEFINED for category in categories):
+        raise ma.ValidationError(
+            "Use plain text: no unassigned or private-use characters (they show as nothing agreed)."
+        )
+    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in _BLANK.sub("", value)):
+        raise ma.ValidationError(
+            "A name needs at least one visible character (blank and invisible ones, such "
+            "as fillers and combining marks alone, do not count)."
+        )
+    clusters = _GRAPHEME.findall(value)
+    if len(clusters) > MAX_NAME_GRAPHEMES:
+        raise ma.ValidationError(f"At most {MAX_NAME_GRAPHEMES} characters.")
+    if any(
+        sum(unicodedata.category(ch) in ("Mn", "Me") for ch in cluster) > MAX_MARKS_PER_GRAPHEME
+        for cluster in clusters
+    ):
+        raise ma.ValidationError(
+            f"At most {MAX_MARKS_PER_GRAPHEME} accents or other marks on one character."
+        )
     return True
+
+
+class DisplayName(fields.String):
+    """A person's display name: NFC-normalised (an accented letter typed either way is
+    the same name), then :func:`printable`."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        return unicodedata.normalize("NFC", text)
 
 
 def Variant(description: str = "The game whose rules apply.") -> Enumerated:  # noqa: N802

@@ -11,7 +11,7 @@ import marshmallow as ma
 from flask import Response, request
 
 from ..play import Answer, IdempotentRequest
-from ..play.idempotency import MIN_CREATION_KEY_LENGTH
+from ..play.idempotency import JOIN_SLOTS, MIN_CREATION_KEY_LENGTH, move_slot
 from .context import server_secret
 from .problems import Problem, ProblemType, etag
 
@@ -36,7 +36,9 @@ IDEMPOTENCY_KEY_PARAMETER = {
     "name": IDEMPOTENCY_KEY,
     "required": False,
     "description": "A unique key for this move (a UUID, say), 1-255 visible ASCII "
-    "characters. " + _KEY_DOC,
+    "characters. " + _KEY_DOC + " Only your seat's latest keyed move or declaration is "
+    "kept: retry a request before you send the next one (a retry of an older one is a "
+    "new request, refused since its card is played).",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255},
 }
 CREATION_KEY_PARAMETER = {
@@ -150,13 +152,15 @@ def operation() -> str:
     return f"{request.method} {request.path}"
 
 
-def _idempotent(scope: str, body: Any, shortest: int = 1) -> IdempotentRequest | None:
-    """The request in ``scope``, if it carries an Idempotency-Key of ``shortest``
-    characters or more."""
+def _idempotent(
+    scope: str, body: Any, shortest: int = 1, slots: tuple[str, ...] | None = None
+) -> IdempotentRequest | None:
+    """The request in ``scope``, kept in ``slots``, if it carries an Idempotency-Key of
+    ``shortest`` characters or more."""
     key = idempotency_key(shortest)
     if key is None:
         return None
-    return IdempotentRequest.of(server_secret(), scope, key, operation(), body)
+    return IdempotentRequest.of(server_secret(), scope, key, operation(), body, slots)
 
 
 def creation_request(body: Any) -> IdempotentRequest | None:
@@ -167,12 +171,12 @@ def creation_request(body: Any) -> IdempotentRequest | None:
 def join_request(body: Any) -> IdempotentRequest | None:
     """A join's idempotent request, if it carries an Idempotency-Key (its answer holds a
     token: the key must be as long as a creation's)."""
-    return _idempotent("join", body, MIN_CREATION_KEY_LENGTH)
+    return _idempotent("join", body, MIN_CREATION_KEY_LENGTH, JOIN_SLOTS)
 
 
 def move_request(seat: int, body: Any) -> IdempotentRequest | None:
     """A seat's move's idempotent request, if it carries an Idempotency-Key."""
-    return _idempotent(f"seat{seat}", body)
+    return _idempotent(f"seat{seat}", body, slots=(move_slot(seat),))
 
 
 def replayed(answer: Answer) -> tuple[dict[str, Any], int, dict[str, str]]:

@@ -38,6 +38,7 @@ from ..play import (
     NoBotToMoveError,
     NoOpenSeatError,
     NotStartedError,
+    NotTheHostError,
     StaleVersionError,
     VersionConflictError,
     WrongJoinCodeError,
@@ -68,6 +69,7 @@ class ProblemType(StrEnum):
     MATCH_NOT_OVER = "/problems/match-not-over"
     NO_OPEN_SEAT = "/problems/no-open-seat"
     WRONG_JOIN_CODE = "/problems/wrong-join-code"
+    NOT_THE_HOST = "/problems/not-the-host"
     CONFLICT = "/problems/conflict"
     VERSION_MISMATCH = "/problems/version-mismatch"
     ILLEGAL_MOVE = "/problems/illegal-move"
@@ -126,6 +128,11 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
     ProblemType.WRONG_JOIN_CODE: (
         "Wrong join code",
         "The join code is not this game's: ask whoever created it for the code.",
+    ),
+    ProblemType.NOT_THE_HOST: (
+        "Not the game's creator",
+        "Only the seat of whoever created the game (the first person's seat named at "
+        "creation) may do this.",
     ),
     ProblemType.CONFLICT: (
         "Conflicting move",
@@ -329,6 +336,11 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
         403,
         ProblemType.WRONG_JOIN_CODE,
         "This is not the game's join code: ask whoever created the game for it.",
+    ),
+    NotTheHostError: lambda e: Problem(
+        403,
+        ProblemType.NOT_THE_HOST,
+        "Only the seat of whoever created the game may give it a new join code: ask them.",
     ),
     MatchStartedError: lambda e: Problem(
         409,

@@ -1,7 +1,7 @@
 """Rate limits and quotas, per client address and per seat token, counted in Redis so that
-every worker and replica shares them (fixed windows). Over a limit, the answer is 429
-with Retry-After. If Redis cannot be reached the limiter lets requests through (the
-request itself then reports the outage).
+every worker and replica shares them (sliding windows: see :func:`_check`). Over a
+limit, the answer is 429 with Retry-After. If Redis cannot be reached the limiter lets
+requests through (the request itself then reports the outage).
 
 Every request counts against ``requests`` (per minute). Expensive operations count
 against a quota of their own besides: ``hints`` (the expert's search: hints, and the
@@ -17,6 +17,7 @@ client's own address is the one counted.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -115,6 +116,13 @@ def charge(*names: str) -> None:
 
 
 def _check(checks: list[tuple[Quota, str, int]]) -> None:
+    """Count the request once in each check's window, and refuse it (429) if a check
+    goes over its limit: a sliding window, approximated by two fixed ones (Cloudflare's
+    sliding-window counter). The count is this window's, plus the previous window's
+    weighted by the part of it the sliding window still covers; so a client cannot send
+    a limit's worth at the end of one window and another at the start of the next. A
+    refused request is taken off the count again: a client that retries too early is
+    not locked out for longer by its retries."""
     now = time.time()
     try:
         # Inside the try: a thread's first client connects, and fails while Redis is
@@ -125,18 +133,48 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
                 window = int(now // quota.window_seconds)
                 key = f"{PREFIX}{quota.name}:{who}:{window}"
                 pipe.incr(key)
-                pipe.expire(key, quota.window_seconds * 2)
-            counts = pipe.execute()[::2]
+                pipe.expire(key, quota.window_seconds * 2)  # read in the next window too
+                pipe.get(f"{PREFIX}{quota.name}:{who}:{window - 1}")
+            replies = pipe.execute()
     except connections.ERRORS:
         return  # fail open: the limiter never takes the service down
-    for (quota, who, limit), count in zip(checks, counts, strict=True):
-        if count > limit:
-            span = quota.window_seconds
-            retry = max(1, int((int(now // span) + 1) * span - now + 0.999))
-            whom = "this address" if who.startswith("a:") else "this token"
-            per = "a minute" if span == 60 else "an hour"
-            raise rate_limited(
-                f"Too many {quota.what} from {whom}: at most {limit} {per}. "
-                f"Retry after {retry} seconds.",
-                retry,
-            )
+    refusal = None
+    for index, (quota, who, limit) in enumerate(checks):
+        count, previous = int(replies[3 * index]), int(replies[3 * index + 2] or 0)
+        span = quota.window_seconds
+        elapsed = (now % span) / span  # of the current window
+        if count + previous * (1 - elapsed) > limit:
+            retry = _retry_after(count - 1, previous, limit, elapsed, span)
+            if refusal is None or retry > refusal[0]:
+                refusal = (retry, quota, who, limit)
+    if refusal is None:
+        return
+    try:  # the refused request does not count
+        with client.pipeline(transaction=False) as pipe:
+            for quota, who, _ in checks:
+                pipe.decr(f"{PREFIX}{quota.name}:{who}:{int(now // quota.window_seconds)}")
+            pipe.execute()
+    except connections.ERRORS:
+        pass
+    retry, quota, who, limit = refusal
+    whom = "this address" if who.startswith("a:") else "this token"
+    per = "a minute" if quota.window_seconds == 60 else "an hour"
+    raise rate_limited(
+        f"Too many {quota.what} from {whom}: at most {limit} {per}. Retry after {retry} seconds.",
+        retry,
+    )
+
+
+def _retry_after(count: int, previous: int, limit: int, elapsed: float, span: int) -> int:
+    """Whole seconds until a request would fit: until the previous window's weighted
+    count, then (once this window is the previous one) this window's, leaves room for
+    one more. ``count`` and ``previous``: the requests counted in this window and the
+    previous one; ``elapsed``: the part of this window gone by."""
+    if count + 1 <= limit and previous:
+        # Later in this window: previous * (1 - f) + count + 1 <= limit.
+        wait = (1 - (limit - count - 1) / previous - elapsed) * span
+    else:
+        # In the next window, where this one weighs count * (1 - g): wait for g.
+        later = 1 - (limit - 1) / count if count and limit >= 1 else 1.0
+        wait = (1 - elapsed + max(0.0, later)) * span
+    return max(1, math.ceil(wait))

@@ -20,6 +20,7 @@ from .steps import (
     MatchStartedError,
     NoBotToMoveError,
     NoOpenSeatError,
+    NotTheHostError,
     Setup,
     StaleVersionError,
     Step,
@@ -36,6 +37,7 @@ from .steps import (
     new_game_id,
     rematch,
     rematch_token,
+    rotate_join_code,
 )
 from .store import GameNotFoundError, GameStore, VersionConflictError
 
@@ -53,6 +55,7 @@ __all__ = [
     "MatchStartedError",
     "NoOpenSeatError",
     "NotStartedError",
+    "NotTheHostError",
     "WrongJoinCodeError",
     "GameStore",
     "IdempotencyKeyReusedError",
@@ -76,4 +79,5 @@ __all__ = [
     "new_game_id",
     "rematch",
     "rematch_token",
+    "rotate_join_code",
 ]

@@ -77,6 +77,11 @@ class Game:
     #: How many events the game's log holds at this version (the store keeps it beside
     #: the state; each step adds its events).
     logged: int = 0
+    #: The seat of whoever created a game with open seats (the first person's seat named
+    #: at creation), who may rotate its join code; None without one.
+    host: int | None = None
+    #: How many times the join code was rotated: mixed into it (see ``join_code``).
+    join_generation: int = 0
 
     @property
     def playing(self) -> Match:
@@ -136,6 +141,10 @@ class Game:
         if self.clock is not None:
             state["clock"] = self.clock
             state["deadline"] = self.deadline
+        if self.host is not None:
+            state["host"] = self.host
+        if self.join_generation:
+            state["join_generation"] = self.join_generation
         return state
 
     @classmethod
@@ -154,4 +163,6 @@ class Game:
             clock=state.get("clock"),
             deadline=state.get("deadline"),
             logged=logged,
+            host=state.get("host"),
+            join_generation=state.get("join_generation", 0),
         )

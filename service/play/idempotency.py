@@ -3,9 +3,18 @@ acting twice. Everything the service does for the header is here, beside the sto
 
 The first successful answer to a request carrying a key is stored with the write it
 answers, in the same atomic commit (see :meth:`GameStore.commit`), as a field of the
-game's hash: it lives as long as the game. A retry with the same key and the same
-request gets that answer; the same key with another request is refused. Keys are scoped:
-a move's key to the seat that sent it, a creation's key to creations.
+game's hash (a *slot*). A retry with the same key and the same request gets that answer;
+the same key with another request is refused. Keys are scoped: a move's key to the seat
+that sent it, a join's to joins, a creation's key to creations.
+
+What a game keeps is bounded whatever its clients send: one answer per slot, and a game
+has few slots. A seat's moves and declarations share one slot (:func:`move_slot`), which
+keeps the answer to the seat's latest keyed request only: a client retries its latest
+request, since it sends nothing else until that one is answered. (A retry of an older
+one is a new request: a card already played is refused, nothing is played twice.) Each
+seat taken by a join has a slot (:func:`join_slot`), and the creation one. So a whole
+match with a key on every move keeps at most one answer per seat (measured in
+docs/reliability.md).
 
 Nothing here derives a secret from what a client sends or can see. Game ids and seat
 tokens are random. Where a key's answer is kept is named by an HMAC of the key under the
@@ -20,10 +29,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
+
+#: The most seats a game has (a join's answer is looked for in each seat's slot).
+MAX_SEATS = 6
 
 #: Creation keys shorter than this are refused: a key is a secret of its creator's (a
 #: UUID is 36 characters).
@@ -49,30 +61,67 @@ class IdempotentRequest:
     makes a retry the same request."""
 
     key: str
-    #: The field of the game's hash that keeps the answer.
-    field: str
+    #: The key's keyed hash (:func:`keyed_hash`): what the kept answer is known by.
+    name: str
     #: A hash of the operation (method and path) and of the body.
     fingerprint: str
+    #: The fields of the game's hash its answer may be kept in; it is written to the
+    #: first (see :meth:`kept_in`).
+    slots: tuple[str, ...]
 
     @classmethod
     def of(
-        cls, secret: bytes, scope: str, key: str, operation: str, body: Any
+        cls,
+        secret: bytes,
+        scope: str,
+        key: str,
+        operation: str,
+        body: Any,
+        slots: tuple[str, ...] | None = None,
     ) -> IdempotentRequest:
-        """The request with ``key`` in ``scope`` (``create``, or a move's seat)."""
-        return cls(key, "idem:" + keyed_hash(secret, scope, key), _fingerprint(operation, body))
+        """The request with ``key`` in ``scope`` (``create``, ``join``, or a move's
+        seat), kept in ``slots`` (default: a slot named by the key's hash)."""
+        name = keyed_hash(secret, scope, key)
+        return cls(key, name, _fingerprint(operation, body), slots or ("idem:" + name,))
+
+    def kept_in(self, slot: str) -> IdempotentRequest:
+        """This request, its answer to be kept in ``slot``."""
+        return replace(self, slots=(slot,))
 
     def record(self, answer: Answer) -> tuple[str, bytes]:
-        """The (field, value) to store with the write this answer reports."""
-        value = {"fp": self.fingerprint, **vars(answer)}
-        return self.field, orjson.dumps(value)
+        """The (field, value) to store with the write this answer reports: the first
+        slot, which a later answer kept there replaces."""
+        value = {"k": self.name, "fp": self.fingerprint, **vars(answer)}
+        return self.slots[0], orjson.dumps(value)
 
-    def replay(self, stored: str) -> Answer:
-        """The answer kept in ``stored``; IdempotencyKeyReusedError when it answered
-        another request made with the same key."""
-        data = orjson.loads(stored)
-        if data["fp"] != self.fingerprint:
-            raise IdempotencyKeyReusedError(self.key)
-        return Answer(data["status"], data["body"], data["version"])
+    def replay(self, stored: list[Any]) -> Answer | None:
+        """The answer to this request's key among ``stored`` (the slots' values, None
+        for an empty one), or None; IdempotencyKeyReusedError when it answered another
+        request made with the same key."""
+        for value in stored:
+            if value is None:
+                continue
+            data = orjson.loads(value)
+            if data.get("k", self.name) != self.name:  # (no "k": named by the key's hash)
+                continue  # another key's answer: this one's was replaced, or never kept
+            if data["fp"] != self.fingerprint:
+                raise IdempotencyKeyReusedError(self.key)
+            return Answer(data["status"], data["body"], data["version"])
+        return None
+
+
+def move_slot(seat: int) -> str:
+    """Where a seat's latest keyed move or declaration keeps its answer."""
+    return f"idem:seat{seat}"
+
+
+def join_slot(seat: int) -> str:
+    """Where the keyed join that took ``seat`` keeps its answer."""
+    return f"idem:join{seat}"
+
+
+#: Where a join's answer may be kept: the slot of the seat it took.
+JOIN_SLOTS = tuple(join_slot(seat) for seat in range(MAX_SEATS))
 
 
 def keyed_hash(secret: bytes, scope: str, key: str) -> str:

@@ -55,6 +55,10 @@ class WrongJoinCodeError(PermissionError):
     """The join code is not the game's."""
 
 
+class NotTheHostError(PermissionError):
+    """Only the seat of whoever created the game may do this."""
+
+
 class MatchStartedError(RuntimeError):
     """A seat can leave only before the match starts."""
 
@@ -207,11 +211,12 @@ def create(
             for seat, level in enumerate(levels)
         ]
     game_id = game_id or new_game_id()
-    code = lobby = None
+    code = lobby = host = None
     if open_seats:  # nothing is dealt until every seat is taken
         assert secret, "a join code is made with the server's secret"
         code = join_code(secret, game_id)
         plan = replace(setup, target=match.target, names=None).to_dict()
+        host = next((seat for seat, token in enumerate(tokens) if token is not None), None)
         lobby = Lobby(plan, tuple(setup.names or ()))
         events = []
     game = Game(
@@ -224,6 +229,7 @@ def create(
         spectators=setup.spectators,
         previous=previous,
         clock=setup.clock,
+        host=host,
     )
     opening = len(events)
     events += _bots_move(game, settings)
@@ -272,8 +278,20 @@ def join(
 def check_join_code(game: Game, code: str, secret: bytes) -> None:
     """Raise WrongJoinCodeError unless ``code``, as a person typed it, is the game's."""
     typed = read_join_code(code).encode("utf-8", "surrogatepass")
-    if not hmac.compare_digest(typed, join_code(secret, game.id).encode()):
+    if not hmac.compare_digest(typed, join_code(secret, game.id, game.join_generation).encode()):
         raise WrongJoinCodeError(game.id)
+
+
+def rotate_join_code(game: Game, seat: int, secret: bytes) -> tuple[Step, str]:
+    """A new join code for the game waiting for people, asked for by ``seat``, which
+    must be its creator's (:attr:`Game.host`): the code given out before no longer lets
+    anyone join. The step and the new code."""
+    if game.lobby is None:
+        raise NoOpenSeatError("the match has started: every seat is taken")
+    if game.host is None or seat != game.host:
+        raise NotTheHostError(game.id)
+    rotated = replace(_next(game, []), join_generation=game.join_generation + 1)
+    return Step(rotated, []), join_code(secret, game.id, rotated.join_generation)
 
 
 def leave(game: Game, seat: int) -> Step:
@@ -349,12 +367,14 @@ def read_join_code(typed: str) -> str:
     return typed.upper().translate(_JOIN_READING)
 
 
-def join_code(secret: bytes, game_id: str) -> str:
+def join_code(secret: bytes, game_id: str, generation: int = 0) -> str:
     """A game's join code: 10 characters a person can read out and type (50 bits), an
-    HMAC of the game id under the server's secret, so that it need not be stored and
-    nobody without the secret can make one. (A new ``SERVER_SECRET`` voids the codes
-    of the games waiting for people.)"""
-    digest = hmac.new(secret, f"join\n{game_id}".encode(), hashlib.sha256).digest()
+    HMAC of the game id (and of how many times its code was rotated, ``generation``)
+    under the server's secret, so that it need not be stored and nobody without the
+    secret can make one. (A new ``SERVER_SECRET`` voids the codes of the games waiting
+    for people; a rotation, the game's code before.)"""
+    message = f"join\n{game_id}" + (f"\n{generation}" if generation else "")
+    digest = hmac.new(secret, message.encode(), hashlib.sha256).digest()
     number = int.from_bytes(digest[:8], "big")
     return "".join(_JOIN_ALPHABET[(number >> (5 * i)) % 32] for i in range(10))
 

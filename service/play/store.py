@@ -6,7 +6,9 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
     scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included),
                                w = the id of the write that stored them,
                                n = the length of the event log they go with,
-                               idem:<hash> = the answer kept for an Idempotency-Key
+                               idem:<slot> = an answer kept for an Idempotency-Key:
+                               idem:seat<n> a seat's latest keyed move, idem:join<n>
+                               the join that took seat n, idem:<hash> the creation
     scopa:game:{<id>}:events   list of event JSON, oldest first
     scopa:creation:{<hash>}    the id of the game a creation's Idempotency-Key created
 
@@ -365,14 +367,14 @@ class GameStore:
     def earlier_answer(self, game_id: str, request: IdempotentRequest) -> Answer | None:
         """The answer kept for ``request`` by an earlier commit to the game, or None;
         raises IdempotencyKeyReusedError when its key answered another request."""
-        stored = self._read("HGET", key_for(game_id), request.field)
-        return None if stored is None else request.replay(str(stored))
+        stored = self._read("HMGET", key_for(game_id), *request.slots)
+        return request.replay(stored)
 
     def claim_creation(self, request: IdempotentRequest, game_id: str) -> str:
         """The id of the game the creation ``request`` names: ``game_id`` if the request
         is new (it is recorded, for as long as a game lives), else the id recorded by
         the first request with the same key (that game may not be committed yet)."""
-        name = CREATION_PREFIX + "{" + request.field.removeprefix("idem:") + "}"
+        name = CREATION_PREFIX + "{" + request.name + "}"
         while not self.redis.set(name, game_id, nx=True, ex=self.ttl):
             earlier = self.redis.get(name)
             if earlier is not None:  # else it expired just now: claim it again

@@ -111,6 +111,8 @@ function renderInfo(view) {
     h('span', {}, t('handNumber', { n: view.hand_number })),
     h('span', {}, t('stock', { n: view.stock_count })),
     h('span', {}, t('toTarget', { n: view.target })),
+    // A seed or a set deck: its creator can know the deals (the API says `seeded`).
+    view.seeded ? h('span', { class: 'badge seeded', title: t('seededHint') }, t('seeded')) : null,
     h(
       'ul',
       { class: 'scoreline' },

@@ -28,7 +28,8 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
         entry["bot"] = level
         entry["open"] = entry["name"] is None
     if game.lobby is not None and seat is not None:  # the seated may pass the code on
-        view["join"] = join_answer(game.id, join_code(server_secret(), game.id))
+        code = join_code(server_secret(), game.id, game.join_generation)
+        view["join"] = join_answer(game.id, code)
     view["spectators"] = game.spectators
     clock = game.clock
     view["clock"] = None if clock is None else {"seconds": clock, "deadline": _utc(game.deadline)}

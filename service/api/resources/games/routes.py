@@ -11,7 +11,7 @@ from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
 from ....engine.moves import DeclarationKind
 from ....play import Answer, Game, Step, VersionConflictError
-from ....play.idempotency import seal_token
+from ....play.idempotency import join_slot, seal_token
 from ... import ratelimit
 from ...blueprint import Blueprint
 from ...context import bot_settings, committed, server_secret, store
@@ -49,6 +49,7 @@ from .schemas import (
     HandScoreSchema,
     InvitationQuerySchema,
     JoinedSchema,
+    JoinInfoSchema,
     JoinRequestSchema,
     MoveRequestSchema,
     MoveResultSchema,
@@ -170,8 +171,9 @@ def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
     if answer is None:
         return None
     answer.body["seats"] = _sealed(answer.body["seats"], request.key, game_id)
-    if answer.body.get("join") is not None:
-        code = play.join_code(server_secret(), game_id)
+    if answer.body.get("join") is not None:  # the code now (it may have been rotated)
+        generation = store().load(game_id).join_generation
+        code = play.join_code(server_secret(), game_id, generation)
         answer.body["join"] = answers.join_answer(game_id, code)
     body, status, headers = replayed(answer)
     return body, status, {**answers.created_headers(game_id, answer.version), **headers}
@@ -418,10 +420,12 @@ class BotTurns(MethodView):
         "playBotTurns",
         {
             **NOT_FOUND,
+            **BAD_TOKEN,
             409: "No move is due: the seat to play is a person's whose time has not run "
             "out, or the match is not being played.",
             **STORE_ERRORS,
         },
+        security=OPTIONAL_SEAT_AUTH,
     )
     def post(self, game_id: str) -> Any:
         """Let the computer players move
@@ -431,12 +435,17 @@ class BotTurns(MethodView):
         now (for the allowance) and queues the rest again: for a match that stopped
         because no worker was running. Likewise, when the person to play let their
         clock run out and no worker played for them, this plays their move (marked
-        `timeout`). Needs no token: it only plays the moves that are due."""
-        step = play.bots_move(store().load(game_id), bot_settings())
+        `timeout`). It only plays the moves that are due, so it needs no token where
+        the game has spectators, and answers what a spectator sees; with a seat's token,
+        what that seat sees. A game created with `spectators: false` needs a seat's
+        token (401 without)."""
+        game = store().load(game_id)
+        seat = seat_of(game, required=False)  # a game without spectators: its seats only
+        step = play.bots_move(game, bot_settings())
         store().commit(step)
         committed(step)
-        state = answers.view_of(step.game, None)
-        result = {"events": answers.events_for(step.events, None, step.first_seq), "state": state}
+        state = answers.view_of(step.game, seat)
+        result = {"events": answers.events_for(step.events, seat, step.first_seq), "state": state}
         return result, 200, etag(step.version)
 
 
@@ -497,11 +506,12 @@ class JoinGame(MethodView):
             game, body["name"], body["code"], server_secret(), bot_settings(), seat=body.get("seat")
         )
         answer = answers.joined(joining)
-        kept = None
+        kept, slot = None, None
         if request is not None:  # its token sealed with the client's key
             kept = Answer(200, _sealed_join(answer, request.key, game_id), joining.version)
+            slot = request.kept_in(join_slot(joining.seat))
         try:
-            store().commit(joining, request=request, answer=kept)
+            store().commit(joining, request=slot, answer=kept)
         except VersionConflictError:  # a retry racing its first attempt: answer as it did
             if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
                 raise
@@ -518,6 +528,35 @@ def _sealed_join(answer: dict[str, Any], key: str, game_id: str) -> dict[str, An
 def _join_replay(earlier: Answer, key: str, game_id: str) -> Any:
     body, status, headers = replayed(earlier)
     return _sealed_join(body, key, game_id), status, headers
+
+
+@blp.route("/<string:game_id>/join-code")
+class JoinCode(MethodView):
+    @blp.response(200, JoinInfoSchema, headers=ETAG)
+    @blp.documents(
+        "rotateJoinCode",
+        {
+            **BAD_TOKEN,
+            403: "The token is not the seat of whoever created the game.",
+            **NOT_FOUND,
+            409: "No seat to take: the match has started, so there is no code. Or another "
+            "change was stored first: try again.",
+            **STORE_ERRORS,
+        },
+        security=SEAT_AUTH,
+    )
+    def post(self, game_id: str) -> Any:
+        """Give the game a new join code
+
+        For whoever created a game that waits for people (the token of the first person's
+        seat named at creation): a new join code, and the one given out before no longer
+        lets anyone join (403), for a code that reached people it should not have. The
+        seats taken stay taken; the seated see the new code in their view."""
+        game = store().load(game_id)
+        step, code = play.rotate_join_code(game, seat_required(game), server_secret())
+        store().commit(step)
+        committed(step)
+        return answers.join_answer(game_id, code), 200, etag(step.version)
 
 
 @blp.route("/<string:game_id>/leave")

@@ -11,10 +11,12 @@ from ....engine.match import MAX_TARGET, MIN_TARGET
 from ....engine.variants.cirulla import CaptureKind
 from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fields import (
+    MAX_NAME_CODE_POINTS,
     Boolean,
     BotLevel,
     Card,
     Cards,
+    DisplayName,
     Integer,
     RulesField,
     RulesSchema,
@@ -32,12 +34,21 @@ from ...schemas import (
     SideScoreSchema,
 )
 
+#: What every name field's description adds.
+NAME_RULES = (
+    " Stored NFC-normalised. Refused (422) when it holds a control, format (bidi, "
+    "zero-width), unassigned or private-use character, when nothing visible is left once "
+    "spaces, fillers (U+3164, U+FFA0), the blank braille pattern (U+2800) and combining "
+    "marks are set aside, with over 40 characters as a reader counts them (grapheme "
+    "clusters), or over 4 combining marks on one."
+)
+
 
 def Name(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A person's display name: 1-40 characters of plain text."""
-    return fields.String(
-        validate=[validate.Length(min=1, max=40), printable],
-        metadata={"description": description},
+    """A person's display name: 1-40 characters of plain text (:func:`printable`)."""
+    return DisplayName(
+        validate=[validate.Length(min=1, max=MAX_NAME_CODE_POINTS), printable],
+        metadata={"description": description + NAME_RULES},
         **kwargs,
     )
 
@@ -69,13 +80,18 @@ class SeatSpecSchema(StrictSchema):
 
     @validates_schema
     def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
-        open_ = data.get("open", False) or ("name" in data and data["name"] is None)
+        open_ = _is_open(data)
         if open_ and data.get("name") is not None:
             raise ValidationError("An open seat has no name: its player names it on joining.")
         if open_ and "bot" in data:
             raise ValidationError("A computer player's seat cannot be open.")
         if not open_ and "name" not in data and "bot" not in data:
             raise ValidationError("Give the seat a `name`, or make it `open`.", "name")
+
+
+def _is_open(seat: dict[str, Any]) -> bool:
+    """A seat spec (as loaded) leaves the seat open: ``open``, or a null name."""
+    return bool(seat.get("open", False) or ("name" in seat and seat["name"] is None))
 
 
 class CreateGameSchema(StrictSchema):
@@ -103,7 +119,8 @@ class CreateGameSchema(StrictSchema):
         validate=validate.Range(0, 2**63 - 1),
         metadata={
             "description": "Makes the first dealer and every shuffle of the match "
-            "reproducible. Without `seed` or `deck`, shuffles are cryptographically random."
+            "reproducible. Without `seed` or `deck`, shuffles are cryptographically random. "
+            "Refused (422) with open seats: it would tell the creator the joiners' hands."
         },
     )
     deck = fields.List(
@@ -114,7 +131,8 @@ class CreateGameSchema(StrictSchema):
             "in order, cards taken from the front. "
             + " ".join(f"`{v.name}`: {v.deal_order}." for v in VARIANTS.values())
             + " If the table must be dealt again (3 or 4 kings, R3), the new deal comes "
-            "from a shuffle. A match created with `deck` or `seed` is marked `seeded`."
+            "from a shuffle. A match created with `deck` or `seed` is marked `seeded`. "
+            "Refused (422) with open seats: it would tell the creator the joiners' hands."
         },
     )
     first_dealer = Integer(
@@ -137,6 +155,18 @@ class CreateGameSchema(StrictSchema):
             "its stream) needs a seat's token; nobody can watch."
         },
     )
+
+    @validates_schema
+    def _nothing_known_of_joiners_hands(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """Whoever knows a `seed` or a `deck` knows every hand it deals: a game with
+        open seats would show its creator the hands of the people who join it."""
+        fixed = [name for name in ("seed", "deck") if name in data]
+        if fixed and any(_is_open(seat) for seat in data.get("seats") or ()):
+            raise ValidationError(
+                f"`{fixed[0]}` fixes every deal, so whoever sent it would know the hands "
+                "of the people who take the open seats: leave it out, or name every seat.",
+                fixed[0],
+            )
 
 
 class MoveRequestSchema(StrictSchema):
