@@ -77,6 +77,11 @@ class Game:
     #: How many events the game's log holds at this version (the store keeps it beside
     #: the state; each step adds its events).
     logged: int = 0
+    #: Who pays for the game's background play (its computer players' moves, its clock's
+    #: timeouts), against their budget (service/play/budget.py): the creator's address as
+    #: the rate limits key it ("a:..."); a service key's, once those exist, "k:...".
+    #: None for a game stored before payers existed: charged to nobody.
+    payer: str | None = None
 
     @property
     def playing(self) -> Match:
@@ -136,6 +141,8 @@ class Game:
         if self.clock is not None:
             state["clock"] = self.clock
             state["deadline"] = self.deadline
+        if self.payer is not None:
+            state["payer"] = self.payer
         return state
 
     @classmethod
@@ -154,4 +161,5 @@ class Game:
             clock=state.get("clock"),
             deadline=state.get("deadline"),
             logged=logged,
+            payer=state.get("payer"),
         )
