@@ -14,9 +14,11 @@ committed is never played again: the job reads the game anew and goes on from th
 Two queues, which every worker takes jobs from in this order: the turn clocks'
 (:data:`CLOCK_QUEUE_NAME`; :func:`time_out` plays the one move of a person whose time
 ran out, a few milliseconds, and leaves the computer players' replies to the other
-queue), then the computer players' (:data:`QUEUE_NAME`). So no number of computer
-players' matches delays a clock by more than the slice a worker is playing when it falls
-due (``BOT_SLICE_SECONDS``), and not at all where a worker runs with ``--only-clock``.
+queue), then the computer players' (:data:`QUEUE_NAME`); and a computer players' job
+ends its slice after the move it is playing when a clock's job is waiting. So no number
+of computer players' matches delays a clock by more than one computer player's move
+(after rq's scheduler, which looks for due jobs every second, queued it); a worker run
+with ``--only-clock`` takes nothing else.
 A clock's job has an id of its own per deadline (:func:`clock_job_id`), and the commit
 that moves the turn on deletes the job of the deadline it replaced: a game has one
 clock's job pending at most.
@@ -236,6 +238,7 @@ def _play(game_id: str, *, clock: bool) -> int:
         return 0
     # The clock's job plays the overdue move alone: the replies go to the other queue.
     bots = replace(_settings.bots, time_limit_seconds=0.0) if clock else _settings.bots
+    clocks = None if clock or current is None else clock_queue_for(current.connection)
     deadline = started + _settings.slice_seconds
     committed = 0
     replaced: float | None = None  # the deadline the job's first commit replaced
@@ -261,8 +264,8 @@ def _play(game_id: str, *, clock: bool) -> int:
             replaced = step.replaced_deadline
         committed += 1
         game = step.game  # what was just committed: no need to read it back
-        if clock:
-            break
+        if clock or (clocks is not None and clocks.count):
+            break  # a clock ran out: the worker takes its job next (a follow-up is queued)
     budget.charge(store.redis, payer, time.monotonic() - started, time.time())
     if committed and current is not None:  # else the request that made this turn did
         try:
