@@ -152,6 +152,41 @@ def test_an_address_over_its_budget_waits_and_the_others_are_played(
         connection.close()
 
 
+def test_a_clock_s_timeout_is_charged_to_its_game_s_payer(
+    service: Flask,
+    redis_url: str,
+    start_worker: Callable[..., subprocess.Popen[bytes]],  # noqa: F811
+) -> None:
+    """An idle clocked game costs the workers a timeout move every clock period: it is
+    charged to the address that created the game, and put off while that address is
+    over its budget (another address's clock runs out as usual meanwhile)."""
+    client = service.test_client()
+    budget = Budget(2.0)
+    with redis.Redis.from_url(redis_url) as connection:
+        budget.charge(connection, "a:127.0.0.1", 30.0, time.time())  # mine: spent
+        mine, theirs = Table(client), Table(client)
+        mine.create(clock=5, **CLOCKED)
+        response = client.post(
+            "/v1/games", json={"clock": 5, **CLOCKED}, environ_base=OTHER_ADDRESS
+        )
+        assert response.status_code == 201
+        theirs.game_id = response.get_json()["id"]
+        start_worker(BOT_BUDGET_SECONDS_PER_ADDRESS="2")
+
+        def timeouts(table: Table) -> int:
+            log = client.get(table.url("/events")).get_json()["events"]
+            return sum(1 for e in log if e.get("timeout"))
+
+        wait_for(lambda: timeouts(theirs) == 1, 15, "their clock's move")
+        assert budget.spent(connection, "a:198.51.100.7", time.time()) > 0, "charged"
+
+        def put_off() -> bool:
+            return any("-later-" in job for job in pending_jobs(connection, mine.game_id))
+
+        wait_for(put_off, 15, "my clock's job put off")
+        assert timeouts(mine) == 0
+
+
 def test_the_budget_slides(redis_url: str) -> None:
     """A sliding window over two fixed ones: what was spent counts for a minute, and
     less as the window slides past it; ``wait`` says when it has slid enough."""
