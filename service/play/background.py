@@ -232,6 +232,8 @@ def _play(game_id: str, *, clock: bool) -> int:
     assert game is not None
     payer = game.payer
     current = rq.get_current_job()
+    if not (game.deadline is not None or (game.bot_to_move and not clock)):
+        return 0  # nothing is or will be due: nothing to put off either
     if wait := budget.wait(store.redis, payer, time.time()):
         if current is not None:
             _put_off(current, game, wait, clock)
