@@ -33,7 +33,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest clock-flood scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -202,6 +202,9 @@ PLAYERS ?= 32
 SECONDS ?= 20
 loadtest: $(STAMP) ## Load the running service (gunicorn, real Redis, loopback): PLAYERS=32 SECONDS=20 a phase
 	$(VENV_PY) -m tests.bench.loadtest --players $(PLAYERS) --seconds $(SECONDS)
+
+clock-flood: $(STAMP) ## A 5-second turn clock against 12 bot-only scopone matches to 100 (real workers, private Redis)
+	$(VENV_PY) -m tests.bench.clock_flood
 
 scaling: $(STAMP) ## Moves/s with 1, 2, 4 service instances, on one Redis and on a 3-master Redis Cluster (loopback); SCALING_ARGS=--help
 	$(VENV_PY) -m tests.bench.scaling $(SCALING_ARGS)

@@ -52,6 +52,14 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         # A background worker's job plays one game's computer players this long, then
         # queues a follow-up (service/play/background.py).
         "BOT_SLICE_SECONDS": float(env.get("BOT_SLICE_SECONDS", 5.0)),
+        # Seconds of background workers' time the games one address created may cost in
+        # any minute (their computer players' moves, their clocks' timeouts); past it,
+        # their jobs are put off until it allows (0: no budget). See
+        # service/play/budget.py.
+        "BOT_BUDGET_SECONDS_PER_ADDRESS": float(env.get("BOT_BUDGET_SECONDS_PER_ADDRESS", 10.0)),
+        # A match of computer players only may be played to this target at most, else
+        # 422 (0: to its variant's default target at most).
+        "BOT_ONLY_MAX_TARGET": int(env.get("BOT_ONLY_MAX_TARGET", 0)),
         # Requests allowed per minute (0: no limit); see service/api/ratelimit.py.
         "RATE_LIMIT_PER_ADDRESS": int(env.get("RATE_LIMIT_PER_ADDRESS", 1200)),
         "RATE_LIMIT_PER_TOKEN": int(env.get("RATE_LIMIT_PER_TOKEN", 300)),

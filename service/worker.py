@@ -17,7 +17,7 @@ import rq
 from . import config
 from .engine.build import check_engine, engine_build, engine_description
 from .play import BotSettings
-from .play.background import WorkerSettings, configure, queue_connection, queue_for
+from .play.background import WorkerSettings, configure, queue_connection, queues_for
 
 #: How often the worker looks for jobs whose worker died (rq's maintenance): they are
 #: retried once their heartbeat has expired (rq waits its monitoring interval + 60 s).
@@ -37,12 +37,19 @@ def settings_from(values: dict[str, Any]) -> WorkerSettings:
         slice_seconds=values["BOT_SLICE_SECONDS"],
         min_replicas=values["REDIS_MIN_REPLICAS"],
         replica_timeout_seconds=values["REDIS_REPLICA_TIMEOUT_SECONDS"],
+        budget_seconds=values["BOT_BUDGET_SECONDS_PER_ADDRESS"],
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m service.worker", description=__doc__)
     parser.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    parser.add_argument(
+        "--only-clock",
+        action="store_true",
+        help="take only the turn clocks' jobs (a few milliseconds each): a worker that no "
+        "number of computer players' matches can keep from a clock",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     build = engine_build()
@@ -56,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         socket_timeout=max(settings.redis_timeout_seconds, 10.0),  # rq blocks on the queue
     )
     worker = rq.Worker(
-        [queue_for(connection)],
+        queues_for(connection, only_clock=args.only_clock),  # the clocks' first
         connection=connection,
         maintenance_interval=MAINTENANCE_SECONDS,
     )

@@ -13,11 +13,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import redis
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import ratelimit
 from service.api.observability import JsonFormatter
+from service.play.background import queue_for
 from tests.bench import floor
 from tests.conftest import TEST_SECRET
 from tests.helpers import Table
@@ -252,6 +254,45 @@ class TestQuotas:
         assert client.post("/v1/games", json={"seed": 2, **bots}).status_code == 201
         assert client.post("/v1/games", json={"seed": 2, **bots}).status_code == 429
         assert client.post("/v1/games", json={}).status_code == 201  # no computer seat
+
+    @pytest.mark.parametrize("setting", ["BOT_LIMIT_PER_ADDRESS", "BOT_LIMIT_PER_TOKEN"])
+    def test_computer_players_replying_to_a_move(
+        self, make_app: Callable[..., Flask], redis_url: str, setting: str
+    ) -> None:
+        """Each computer player replying within a person's move is a turn of the `bots`
+        quota (the creation was one, per address); over it, the move is played and the
+        replies are left to a background worker."""
+        client = make_app(REDIS_URL=redis_url, **{setting: 4}).test_client()
+        table = Table(client)
+        seats = [{"name": "Ann"}] + [{"name": f"Cpu{i}", "bot": "random"} for i in range(3)]
+        table.create(seed=3, first_dealer=3, seats=seats)
+        first = table.legal_moves(0)[0]
+        replied = table.move(0, first["card"], first["capture"]).get_json()
+        assert [e["seat"] for e in replied["events"] if e["type"] == "move"] == [1, 2, 3]
+        second = table.legal_moves(0)[0]
+        alone = table.move(0, second["card"], second["capture"])
+        assert alone.status_code == 200
+        assert [e for e in alone.get_json()["events"] if e["type"] == "move"] == []
+        assert alone.get_json()["state"]["turn"] == 1
+        with redis.Redis.from_url(redis_url) as connection:
+            assert queue_for(connection).count == 1, "the replies are left to a worker"
+
+    def test_rematches_are_creations(self, make_app: Callable[..., Flask], redis_url: str) -> None:
+        """A rematch creates a game: it counts against `creations` (and `bots`, with
+        computer players) of the address that asks."""
+        table = Table(make_app(REDIS_URL=redis_url).test_client())
+        table.create(seed=4, target=1, seats=[{"name": "Ann"}, {"name": "Cpu", "bot": "random"}])
+        table.play_to_end(random.Random(4))
+        for setting in ("CREATION_LIMIT_PER_ADDRESS", "BOT_LIMIT_PER_ADDRESS"):
+            limited = make_app(REDIS_URL=redis_url, **{setting: 1}).test_client()
+            spent = limited.post("/v1/games", json={"seats": [{"name": "A"}, {"bot": "random"}]})
+            assert spent.status_code == 201
+            refused = limited.post(table.url("/rematch"), headers=table.auth(0))
+            assert refused.status_code == 429, refused.get_json()
+            with redis.Redis.from_url(redis_url) as connection:
+                connection.delete(*connection.keys("scopa:rate:*"))
+        created = table.client.post(table.url("/rematch"), headers=table.auth(0))
+        assert created.status_code == 201
 
     def test_position_analyses(self, make_app: Callable[..., Flask], redis_url: str) -> None:
         client = make_app(REDIS_URL=redis_url, ANALYSIS_LIMIT_PER_ADDRESS=2).test_client()

@@ -280,6 +280,7 @@ def test_a_restart_finishes_requests_in_flight_and_loses_no_match(
         workdir=str(tmp_path),
         BOT_TIME_LIMIT_SECONDS="0.6",
         EXPERT_BUDGET_MS="20",
+        BOT_ONLY_MAX_TARGET="100",  # a match of computer players only, to 100
     ).start()
     people: list[Player] = []
     bots = Player(service.url)

@@ -34,23 +34,27 @@ EXPERTS = {"target": 16, "seats": [{"name": "A", "bot": "expert"}, {"name": "B",
 @pytest.fixture
 def client(make_app: Callable[..., Flask], redis_url: str) -> FlaskClient:
     """The service with a tiny allowance: requests leave the computer players to the
-    workers almost at once."""
-    return make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=0.01).test_client()
+    workers almost at once; matches of computer players only up to 100 points."""
+    app = make_app(REDIS_URL=redis_url, BOT_TIME_LIMIT_SECONDS=0.01, BOT_ONLY_MAX_TARGET=100)
+    return app.test_client()
 
 
 @pytest.fixture
 def start_worker(redis_url: str) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
-    """Start ``python -m service.worker`` processes on the tests' Redis; each is stopped
-    (its whole process group) after the test."""
+    """Start ``python -m service.worker`` processes on the tests' Redis (1 s slices, no
+    budget per address, unless ``settings`` say otherwise); each is stopped (its whole
+    process group) after the test."""
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(*args: str, budget_ms: str = "3") -> subprocess.Popen[bytes]:
+    def start(*args: str, budget_ms: str = "3", **settings: str) -> subprocess.Popen[bytes]:
         env = {
             **os.environ,
             "REDIS_URL": redis_url,
             "SERVER_SECRET": TEST_SECRET,
             "EXPERT_BUDGET_MS": budget_ms,
             "BOT_SLICE_SECONDS": "1",
+            "BOT_BUDGET_SECONDS_PER_ADDRESS": "0",
+            **settings,
         }
         process = subprocess.Popen(
             [sys.executable, "-m", "service.worker", *args],

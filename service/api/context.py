@@ -31,15 +31,22 @@ def bot_settings() -> BotSettings:
     )
 
 
+def bot_only_max_target() -> int:
+    """The target a match of computer players only may have at most (0: its variant's
+    default target)."""
+    return int(current_app.config["BOT_ONLY_MAX_TARGET"])
+
+
 def committed(step: Step) -> None:
     """What follows every commit of a request: its moves and matches counted, and a
     background job queued for the game if a computer player still has the turn after a
-    request's allowance, or for when the turn clock of the person to play runs out. The
+    request's allowance, or for when the turn clock of the person to play runs out (and
+    the clock's job of the turn the step ended deleted). The
     game is committed already: if the queue cannot be reached, the request still
     succeeds, and ``POST /v1/games/{id}/bots`` plays the moves due later."""
     count_step(step)
     queue: rq.Queue = current_app.extensions["scopa_bot_queue"]
     try:
-        schedule(queue, step.game)
+        schedule(queue, step.game, step.replaced_deadline)
     except connections.ERRORS as error:
         log.warning("could not queue the computer players' turn: %s", type(error).__name__)

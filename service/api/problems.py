@@ -31,6 +31,7 @@ from ..engine import (
     ScopaError,
 )
 from ..play import (
+    BotMatchTooLongError,
     GameNotFoundError,
     IdempotencyKeyReusedError,
     MatchNotOverError,
@@ -77,6 +78,7 @@ class ProblemType(StrEnum):
     ILLEGAL_DECLARATION = "/problems/illegal-declaration"
     IDEMPOTENCY_KEY_REUSED = "/problems/idempotency-key-reused"
     INVALID_SETUP = "/problems/invalid-setup"
+    BOT_MATCH_TOO_LONG = "/problems/bot-match-too-long"
     HAND_IN_PROGRESS = "/problems/hand-in-progress"
     HAND_NOT_FOUND = "/problems/hand-not-found"
     RATE_LIMITED = "/problems/rate-limited"
@@ -162,6 +164,12 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
     ProblemType.INVALID_SETUP: (
         "Invalid setup",
         "The match or position asked for cannot exist.",
+    ),
+    ProblemType.BOT_MATCH_TOO_LONG: (
+        "Match of computer players too long",
+        "A match of computer players only may be played to the service's cap at most "
+        "(BOT_ONLY_MAX_TARGET; by default, the variant's default target): ask for a lower "
+        "`target`, or give a seat to a person.",
     ),
     ProblemType.HAND_IN_PROGRESS: (
         "Hand in progress",
@@ -353,6 +361,7 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
         "A rematch follows a finished match, and this one is still being played.",
     ),
     InvalidSetupError: lambda e: Problem(422, ProblemType.INVALID_SETUP, str(e)),
+    BotMatchTooLongError: lambda e: Problem(422, ProblemType.BOT_MATCH_TOO_LONG, str(e)),
     ScopaError: lambda e: Problem(422, ProblemType.VALIDATION, str(e)),
     GameNotFoundError: lambda e: Problem(
         404,

@@ -6,11 +6,15 @@ requests through (the request itself then reports the outage).
 Every request counts against ``requests`` (per minute). Expensive operations count
 against a quota of their own besides: ``hints`` (the expert's search: hints, and the
 analyses of every move, ``GET /v1/games/{id}/analysis`` and ``POST /v1/analysis``), ``bots``
-(computer players' moves: ``POST /v1/games/{id}/bots`` and creations with a computer
-seat), ``creations`` (per hour: a game takes memory in Redis until it expires) and
+(computer players' moves: ``POST /v1/games/{id}/bots``, creations and rematches with a
+computer seat, and a person's move, one per computer seat that replies within the
+request: over the quota, they reply on a background worker instead), ``creations`` (per
+hour: a game takes memory in Redis until it expires; rematches count) and
 ``analysis`` (the stateless legal moves and scores of a position: a 34-card table has
 thousands of moves). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
-Probes, metrics and the docs are never limited. Behind a proxy, set
+Probes, metrics and the docs are never limited. The background workers' time a game
+costs is charged to its creator's address (:func:`payer`) by the workers themselves
+(service/play/budget.py). Behind a proxy, set
 ``TRUSTED_PROXIES`` to the number of proxies that add ``X-Forwarded-For``, so the
 client's own address is the one counted.
 """
@@ -26,7 +30,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import connections, hash_token
 from .context import store
-from .problems import rate_limited
+from .problems import Problem, rate_limited
 from .seats import parse_bearer
 
 PREFIX = "scopa:rate:"
@@ -107,12 +111,39 @@ def charge(*names: str) -> None:
     for name in names:
         quota = QUOTAS[name]
         if config[quota.per_address_setting]:
-            checks.append((quota, f"a:{request.remote_addr}", config[quota.per_address_setting]))
+            checks.append((quota, address_key(), config[quota.per_address_setting]))
         if token and quota.per_token_setting and config[quota.per_token_setting]:
             who = f"t:{hash_token(token)[:32]}"
             checks.append((quota, who, config[quota.per_token_setting]))
     if checks:
         _check(checks)
+
+
+def address_key() -> str:
+    """The key this request's address counts under, for every per-address limit and for
+    the background work of the games it creates (:func:`payer`): the one place that
+    decides it."""
+    return f"a:{request.remote_addr}"
+
+
+def payer() -> str:
+    """Who pays for the background play of a game this request creates (``Game.payer``,
+    service/play/budget.py): its address. (A service key, once those exist, would pay
+    as ``k:<key id>``.)"""
+    return address_key()
+
+
+def allows(name: str, units: int) -> bool:
+    """Count ``units`` against this request's quota ``name`` (per address and token);
+    False, raising nothing, once that goes over it (the units after are not counted)."""
+    for _ in range(units):
+        try:
+            charge(name)
+        except Problem as over:
+            if over.status != 429:
+                raise
+            return False
+    return True
 
 
 def _check(checks: list[tuple[Quota, str, int]]) -> None:

@@ -5,7 +5,9 @@
   rematch), no I/O;
 - :mod:`.connections`: the Redis clients for a ``REDIS_URL`` (one Redis, a cluster, Sentinel);
 - :mod:`.store`: Redis, and :meth:`GameStore.commit`, the one place a step is stored;
-- :mod:`.idempotency`: Idempotency-Key, kept with the commit it answers.
+- :mod:`.idempotency`: Idempotency-Key, kept with the commit it answers;
+- :mod:`.budget`: what each payer's background play may cost;
+- :mod:`.background`: the background workers' jobs (computer players, turn clocks).
 """
 
 from .game import Game, Lobby, NotStartedError, UnauthorizedError, hash_token
@@ -13,6 +15,7 @@ from .idempotency import Answer, IdempotencyKeyReusedError, IdempotentRequest
 from .steps import (
     MAX_CLOCK_SECONDS,
     MIN_CLOCK_SECONDS,
+    BotMatchTooLongError,
     BotSettings,
     Creation,
     Joining,
@@ -45,6 +48,7 @@ __all__ = [
     "MAX_CLOCK_SECONDS",
     "MIN_CLOCK_SECONDS",
     "Answer",
+    "BotMatchTooLongError",
     "BotSettings",
     "Creation",
     "Game",

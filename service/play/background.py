@@ -11,9 +11,26 @@ to run again after a worker died mid-way: every move is a compare-and-set on the
 version (:meth:`GameStore.commit`), so a move not committed was never played, and a move
 committed is never played again: the job reads the game anew and goes on from there.
 
-Keys: rq's own, under ``rq:`` (one queue, :data:`QUEUE_NAME`), on ``QUEUE_REDIS_URL`` if
-it is set, else on ``REDIS_URL``. rq needs one Redis (or Sentinel's master): with the
-games on a Redis Cluster, the queue has a Redis of its own.
+Two queues, which every worker takes jobs from in this order: the turn clocks'
+(:data:`CLOCK_QUEUE_NAME`; :func:`time_out` plays the one move of a person whose time
+ran out, a few milliseconds, and leaves the computer players' replies to the other
+queue), then the computer players' (:data:`QUEUE_NAME`); and a computer players' job
+ends its slice after the move it is playing when a clock's job is waiting. So no number
+of computer players' matches delays a clock by more than one computer player's move
+(after rq's scheduler, which looks for due jobs every second, queued it); a worker run
+with ``--only-clock`` takes nothing else.
+A clock's job has an id of its own per deadline (:func:`clock_job_id`), and the commit
+that moves the turn on deletes the job of the deadline it replaced: a game has one
+clock's job pending at most.
+
+Every job charges the time it took to the game's payer (:attr:`Game.payer`), and a
+job whose payer has spent its budget (``BOT_BUDGET_SECONDS_PER_ADDRESS`` a minute,
+:mod:`service.play.budget`) is put off, not played: queued again for when the budget
+allows, so one address's matches cannot keep the workers from everybody else's.
+
+Keys: rq's own, under ``rq:``, on ``QUEUE_REDIS_URL`` if it is set, else on
+``REDIS_URL``. rq needs one Redis (or Sentinel's master): with the games on a Redis
+Cluster, the queue has a Redis of its own. The budgets' keys are on the games' Redis.
 """
 
 from __future__ import annotations
@@ -21,19 +38,23 @@ from __future__ import annotations
 import logging
 import os
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
 import rq
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from . import connections
+from .budget import Budget
 from .game import Game
 from .steps import BotSettings, bots_move
 from .store import GameNotFoundError, GameStore, VersionConflictError
 
 QUEUE_NAME = "scopa-bots"
+CLOCK_QUEUE_NAME = "scopa-clock"
 #: A clock's job that starts this much before the turn's deadline (the machines' clocks
 #: differ) waits for it.
 CLOCK_SKEW_SECONDS = 2.0
@@ -54,6 +75,8 @@ class WorkerSettings:
     slice_seconds: float = 5.0
     min_replicas: int = 0
     replica_timeout_seconds: float = 0.25
+    #: Seconds of background work a payer may cost a minute (0: no budget).
+    budget_seconds: float = 0.0
 
 
 _settings: WorkerSettings | None = None
@@ -116,33 +139,69 @@ def queue_for(connection: redis.Redis) -> rq.Queue:
     return rq.Queue(QUEUE_NAME, connection=connection)
 
 
-def schedule(queue: rq.Queue, game: Game) -> None:
-    """Queue a job for ``game``'s computer players, if one of them is to move; or, if
-    the person to play is on the clock, one for when their time runs out (rq's
-    scheduler, which every worker runs, queues it then). A person who moves first
-    makes that job find nothing overdue."""
-    options: dict[str, Any] = {
-        "retry": rq.Retry(max=RETRIES),
-        "result_ttl": 0,
-        "failure_ttl": 24 * 3600,
-    }
+def clock_queue_for(connection: redis.Redis) -> rq.Queue:
+    """The turn clocks' queue on ``connection``."""
+    return rq.Queue(CLOCK_QUEUE_NAME, connection=connection)
+
+
+def queues_for(connection: redis.Redis, *, only_clock: bool = False) -> list[rq.Queue]:
+    """The queues a worker takes jobs from, in the order it takes them: the clocks'
+    first (and only, with ``only_clock``)."""
+    clocks = clock_queue_for(connection)
+    return [clocks] if only_clock else [clocks, queue_for(connection)]
+
+
+def clock_job_id(game_id: str, deadline: float) -> str:
+    """The id of the clock's job for ``game_id``'s turn that runs out at ``deadline``."""
+    return f"{game_id}-clock-{round(deadline * 1000)}"
+
+
+def _options() -> dict[str, Any]:
+    return {"retry": rq.Retry(max=RETRIES), "result_ttl": 0, "failure_ttl": 24 * 3600}
+
+
+def schedule(
+    queue: rq.Queue, game: Game, replaced: float | None = None, *, running: str | None = None
+) -> None:
+    """Queue a job for ``game``'s computer players (on ``queue``), if one of them is to
+    move; or, if the person to play is on a clock that the change to ``game`` started,
+    one on the clocks' queue for when their time runs out (rq's scheduler, which every
+    worker runs, queues it then). ``replaced`` is the deadline the change replaced: the
+    job for it is deleted (unless it is the one ``running`` now), so a turn that moves
+    on leaves no clock's job behind."""
+    connection = queue.connection
+    if replaced is not None and replaced != game.deadline:
+        _delete_pending(connection, clock_job_id(game.id, replaced), running)
     if game.bot_to_move:
         queue.enqueue(
             advance,
             game.id,
             job_id=f"{game.id}-{game.version}",
             description=f"computer players of game {game.id}",
-            **options,
+            **_options(),
         )
-    elif game.deadline is not None:
-        queue.enqueue_at(
+    elif game.deadline is not None and game.deadline != replaced:
+        clock_queue_for(connection).enqueue_at(
             datetime.fromtimestamp(game.deadline, UTC),
-            advance,
+            time_out,
             game.id,
-            job_id=f"{game.id}-{game.version}-clock",
+            job_id=clock_job_id(game.id, game.deadline),
             description=f"the clock of game {game.id}",
-            **options,
+            **_options(),
         )
+
+
+def _delete_pending(connection: redis.Redis, job_id: str, running: str | None) -> None:
+    """Delete the job ``job_id`` if it waits (scheduled, or queued); one that runs, or
+    ran, is left alone (it finds nothing due, or did)."""
+    if job_id == running:
+        return
+    try:
+        job = Job.fetch(job_id, connection=connection)
+    except NoSuchJobError:
+        return
+    if job.get_status(refresh=False) in (JobStatus.SCHEDULED, JobStatus.QUEUED):
+        job.delete()
 
 
 def advance(game_id: str) -> int:
@@ -150,33 +209,86 @@ def advance(game_id: str) -> int:
     for one slice of time (and a move for a person whose time ran out); queue a
     follow-up if they still have the turn then, or the clock's job if a person is on
     the clock. Returns the moves committed."""
+    return _play(game_id, clock=False)
+
+
+def time_out(game_id: str) -> int:
+    """The clock's job: play the move of the person whose time ran out (if it did: a
+    person who moved in time makes this job find nothing due), and queue the computer
+    players' replies on their own queue, or the next person's clock. Returns the moves
+    committed (0 or 1)."""
+    return _play(game_id, clock=True)
+
+
+def _play(game_id: str, *, clock: bool) -> int:
     assert _settings is not None
     store = _game_store()
-    deadline = time.monotonic() + _settings.slice_seconds
+    budget = Budget(_settings.budget_seconds)
+    started = time.monotonic()
+    try:
+        game: Game | None = store.load(game_id)  # as last committed, or None: read it again
+    except GameNotFoundError:
+        return 0  # expired, or never committed
+    assert game is not None
+    payer = game.payer
+    current = rq.get_current_job()
+    if not (game.deadline is not None or (game.bot_to_move and not clock)):
+        return 0  # nothing is or will be due: nothing to put off either
+    if wait := budget.wait(store.redis, payer, time.time()):
+        if current is not None:
+            _put_off(current, game, wait, clock)
+        return 0
+    # The clock's job plays the overdue move alone: the replies go to the other queue.
+    bots = replace(_settings.bots, time_limit_seconds=0.0) if clock else _settings.bots
+    clocks = None if clock or current is None else clock_queue_for(current.connection)
+    deadline = started + _settings.slice_seconds
     committed = 0
-    game: Game | None = None  # as last committed, or None: read it (again)
+    replaced: float | None = None  # the deadline the job's first commit replaced
     while time.monotonic() < deadline:
         if game is None:
             try:
                 game = store.load(game_id)
             except GameNotFoundError:
-                return committed  # expired, or never committed
+                break  # expired meanwhile
         early = (game.deadline or 0.0) - time.time()
         if not game.bot_to_move and 0 < early <= CLOCK_SKEW_SECONDS:
             time.sleep(early)  # this machine's clock is behind the one that set it
-        if not (game.bot_to_move or game.overdue(time.time())):
+        overdue = game.overdue(time.time())
+        if not (overdue or (game.bot_to_move and not clock)):
             break
-        step = bots_move(game, _settings.bots, most=1)
+        step = bots_move(game, bots, most=1)
         try:
             store.commit(step)
         except VersionConflictError:
             game = None  # another job or request moved first (and this one is spent)
             continue
+        if not committed:
+            replaced = step.replaced_deadline
         committed += 1
         game = step.game  # what was just committed: no need to read it back
-    if game is None:
-        game = store.load(game_id)
-    current = rq.get_current_job()
+        if clock or (clocks is not None and clocks.count):
+            break  # a clock ran out: the worker takes its job next (a follow-up is queued)
+    budget.charge(store.redis, payer, time.monotonic() - started, time.time())
     if committed and current is not None:  # else the request that made this turn did
-        schedule(queue_for(current.connection), game)
+        try:
+            game = game or store.load(game_id)
+        except GameNotFoundError:
+            return committed
+        schedule(queue_for(current.connection), game, replaced, running=current.id)
     return committed
+
+
+def _put_off(current: Job, game: Game, seconds: float, clock: bool) -> None:
+    """Queue the job ``current`` does again in ``seconds`` (its payer's budget is spent),
+    under an id of its own: a job that is running is never replaced."""
+    queue = rq.Queue(current.origin, connection=current.connection)
+    stamp = round(time.time() * 1000)
+    queue.enqueue_in(
+        timedelta(seconds=seconds),
+        time_out if clock else advance,
+        game.id,
+        job_id=f"{game.id}-{game.version}-later-{stamp}",
+        description=f"{current.description} (put off: its payer's budget is spent)",
+        **_options(),
+    )
+    log.info("game %s put off %.0f s: its payer's budget is spent", game.id, seconds)

@@ -82,6 +82,11 @@ class Game:
     host: int | None = None
     #: How many times the join code was rotated: mixed into it (see ``join_code``).
     join_generation: int = 0
+    #: Who pays for the game's background play (its computer players' moves, its clock's
+    #: timeouts), against their budget (service/play/budget.py): the creator's address as
+    #: the rate limits key it ("a:..."); a service key's, once those exist, "k:...".
+    #: None for a game stored before payers existed: charged to nobody.
+    payer: str | None = None
 
     @property
     def playing(self) -> Match:
@@ -145,6 +150,8 @@ class Game:
             state["host"] = self.host
         if self.join_generation:
             state["join_generation"] = self.join_generation
+        if self.payer is not None:
+            state["payer"] = self.payer
         return state
 
     @classmethod
@@ -165,4 +172,5 @@ class Game:
             logged=logged,
             host=state.get("host"),
             join_generation=state.get("join_generation", 0),
+            payer=state.get("payer"),
         )

@@ -16,7 +16,7 @@ import random
 import secrets
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..bots import DEFAULT_BUDGET_MS, make_bot
@@ -65,6 +65,21 @@ class MatchStartedError(RuntimeError):
 
 class MatchNotOverError(RuntimeError):
     """A rematch was asked for while the match is still being played."""
+
+
+class BotMatchTooLongError(ValueError):
+    """A match of computer players only, to a target over the service's cap (they play
+    on a background worker's time, which the cap bounds)."""
+
+    def __init__(self, target: int, most: int) -> None:
+        super().__init__(
+            f"A match of computer players only may be played to {most} points at most "
+            f"(this service's cap, which bounds the background work one match costs); "
+            f"this one is to {target}. Ask for a target of {most} or less, or give a "
+            "seat to a person."
+        )
+        self.target = target
+        self.most = most
 
 
 @dataclass(frozen=True)
@@ -152,6 +167,9 @@ class Step:
 
     game: Game
     events: list[Event]
+    #: The turn deadline of the game before the step, which the step's game replaces
+    #: when it differs (the clock's job for it is then void: service/play/background.py).
+    replaced_deadline: float | None = field(default=None, kw_only=True)
 
     @property
     def version(self) -> int:
@@ -196,15 +214,24 @@ def create(
     tokens: Sequence[str | None] | None = None,
     previous: str | None = None,
     secret: bytes = b"",
+    payer: str | None = None,
+    bot_only_max_target: int = 0,
 ) -> Creation:
     """A new game: its match dealt and the computer players moving if it is their turn;
     or, with open seats, the game waiting in its lobby with a join code, nothing dealt.
     It gets ``game_id`` (default: a new one, :func:`new_game_id`) and each person's
     ``tokens`` (default: random ones, :func:`new_token`). The join code is made from
-    ``secret``, the server's (:func:`join_code`)."""
+    ``secret``, the server's (:func:`join_code`). ``payer`` pays for its background
+    play (:attr:`Game.payer`). A match of computer players only may be played to
+    ``bot_only_max_target`` points at most (0: to its variant's default target at most);
+    raises BotMatchTooLongError."""
     match, events = setup.start()  # with open seats, only to check that it can start
     levels = tuple(setup.bots) if setup.bots is not None else (None,) * match.players
     open_seats = setup.open_seats
+    if all(levels) and not open_seats:
+        most = bot_only_max_target or match.variant.default_target
+        if match.target > most:
+            raise BotMatchTooLongError(match.target, most)
     if tokens is None:
         tokens = [
             None if level or seat in open_seats else new_token()
@@ -230,6 +257,7 @@ def create(
         previous=previous,
         clock=setup.clock,
         host=host,
+        payer=payer,
     )
     opening = len(events)
     events += _bots_move(game, settings)
@@ -318,10 +346,13 @@ def link_rematch(game: Game, next_id: str) -> Step:
     return Step(replace(_next(game, events), next=next_id), events)
 
 
-def rematch(game: Game, secret: bytes, settings: BotSettings) -> Creation:
+def rematch(
+    game: Game, secret: bytes, settings: BotSettings, *, payer: str | None = None
+) -> Creation:
     """The match after the finished ``game`` (which :func:`link_rematch` linked to it):
     the same seats, variant, target and rules, the deal passing to the next seat. Each
-    person's token is :func:`rematch_token`, so any seat can ask for it later."""
+    person's token is :func:`rematch_token`, so any seat can ask for it later. ``payer``
+    (the seat that asked) pays for its background play."""
     match = game.playing
     if match.status is not Status.FINISHED or game.next is None:
         raise MatchNotOverError(game.id)
@@ -339,7 +370,9 @@ def rematch(game: Game, secret: bytes, settings: BotSettings) -> Creation:
         None if old is None else rematch_token(secret, game.next, seat, old)
         for seat, old in enumerate(game.token_hashes)
     ]
-    return create(setup, settings, game.next, tokens=tokens, previous=game.id, secret=secret)
+    return create(
+        setup, settings, game.next, tokens=tokens, previous=game.id, secret=secret, payer=payer
+    )
 
 
 def rematch_token(secret: bytes, game_id: str, seat: int, previous_hash: str) -> str:
@@ -402,7 +435,9 @@ def move(
         raise StaleVersionError(game.version)
     _, events = game.playing.play(seat, card, capture)
     events += _bots_move(game, settings)
-    return Step(_on_the_clock(_next(game, events), time.time()), events)
+    return Step(
+        _on_the_clock(_next(game, events), time.time()), events, replaced_deadline=game.deadline
+    )
 
 
 def declare(
@@ -422,7 +457,7 @@ def declare(
     if if_match is not None and game.version not in if_match:
         raise StaleVersionError(game.version)
     events = game.playing.declare(seat, kind, matta_as)
-    return Step(_next(game, events), events)
+    return Step(_next(game, events), events, replaced_deadline=game.deadline)
 
 
 def bots_move(
@@ -437,7 +472,7 @@ def bots_move(
     if not game.bot_to_move:
         raise NoBotToMoveError(game.id)
     events = _bots_move(game, settings, least=1, most=most)
-    return Step(_on_the_clock(_next(game, events), now), events)
+    return Step(_on_the_clock(_next(game, events), now), events, replaced_deadline=game.deadline)
 
 
 def _play_for_the_clock(game: Game, settings: BotSettings, now: float) -> Step:
@@ -452,7 +487,7 @@ def _play_for_the_clock(game: Game, settings: BotSettings, now: float) -> Step:
     move, *after = match.push(moves_of([code])[0])
     events = [{**move, "timeout": True}, *after]
     events += _bots_move(game, settings)
-    return Step(_on_the_clock(_next(game, events), now), events)
+    return Step(_on_the_clock(_next(game, events), now), events, replaced_deadline=game.deadline)
 
 
 def _next(game: Game, events: list[Event]) -> Game:

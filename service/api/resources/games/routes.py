@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from flask.views import MethodView
@@ -10,11 +11,11 @@ from flask.views import MethodView
 from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
 from ....engine.moves import DeclarationKind
-from ....play import Answer, Game, Step, VersionConflictError
+from ....play import Answer, BotSettings, Game, Step, VersionConflictError
 from ....play.idempotency import join_slot, seal_token
 from ... import ratelimit
 from ...blueprint import Blueprint
-from ...context import bot_settings, committed, server_secret, store
+from ...context import bot_only_max_target, bot_settings, committed, server_secret, store
 from ...headers import (
     CREATION_KEY_PARAMETER,
     ETAG,
@@ -116,8 +117,10 @@ class GameCollection(MethodView):
     @blp.documents(
         "createGame",
         {
-            422: "The body is not valid, or asks for a match that cannot exist; or an "
-            "Idempotency-Key shorter than 16 characters, or reused with another body.",
+            422: "The body is not valid, or asks for a match that cannot exist, or for a "
+            "match of computer players only to a target over the service's cap "
+            "(`/problems/bot-match-too-long`); or an Idempotency-Key shorter than 16 "
+            "characters, or reused with another body.",
             **STORE_ERRORS,
         },
         parameters=[CREATION_KEY_PARAMETER],
@@ -126,7 +129,11 @@ class GameCollection(MethodView):
         """Create a match
 
         Deals the first hand and returns each seat's secret token (shown only here) and
-        the spectator's view."""
+        the spectator's view. A match of computer players only may be played to the
+        service's cap at most (`BOT_ONLY_MAX_TARGET`; by default its variant's default
+        target): they play on the background workers' time, which the games one address
+        creates may spend only so much of a minute (`BOT_BUDGET_SECONDS_PER_ADDRESS`;
+        past it, their moves wait)."""
         if any(seat.get("bot") for seat in body.get("seats") or ()):
             ratelimit.charge("bots")
         request = creation_request(body)
@@ -135,7 +142,14 @@ class GameCollection(MethodView):
             game_id = store().claim_creation(request, game_id)
             if (earlier := _creation_replay(game_id, request)) is not None:
                 return earlier
-        creation = play.create(setup_of(body), bot_settings(), game_id, secret=server_secret())
+        creation = play.create(
+            setup_of(body),
+            bot_settings(),
+            game_id,
+            secret=server_secret(),
+            payer=ratelimit.payer(),
+            bot_only_max_target=bot_only_max_target(),
+        )
         created = answers.created(creation, creation.tokens)
         kept = None
         if request is not None:  # kept with its tokens sealed: none is stored as it is
@@ -238,7 +252,10 @@ class Moves(MethodView):
     def post(self, body: dict[str, Any], game_id: str) -> Any:
         """Play a move
 
-        Play a card from your hand, with the table cards it captures."""
+        Play a card from your hand, with the table cards it captures. The computer
+        players who play after you reply within the request, each one a turn of your
+        `bots` quota (per address and per token); over it, they reply on a background
+        worker instead, and the answer has only your move (follow the game for theirs)."""
         capture = body.get("capture")
         return _seat_step(
             game_id,
@@ -248,11 +265,24 @@ class Moves(MethodView):
                 seat,
                 Card.parse(body["card"]),
                 parse_cards(capture) if capture is not None else None,
-                bot_settings(),
+                _replies(game, seat),
                 if_match=if_match_versions(),
             ),
             answers.moved,
         )
+
+
+def _replies(game: Game, seat: int) -> BotSettings:
+    """How the computer players who play after ``seat`` reply within this request: each
+    counts one turn against the caller's ``bots`` quota; over it, none replies here (a
+    background worker plays them, charged to the game's payer)."""
+    players = len(game.bots)
+    following = 0
+    while following < players - 1 and game.bots[(seat + 1 + following) % players]:
+        following += 1
+    if following and not ratelimit.allows("bots", following):
+        return replace(bot_settings(), time_limit_seconds=0.0)
+    return bot_settings()
 
 
 @blp.route("/<string:game_id>/declarations")
@@ -607,7 +637,9 @@ class Rematch(MethodView):
         seat. The first seat to ask creates it (201) and the finished game's events get
         a `rematch` event with its id, and its view `next`; every seat then asks here
         with its own token (200) to get its token for the new match, the same each
-        time. The new game's `previous` names this one."""
+        time. The new game's `previous` names this one. Creating it counts as a game
+        created for the `creations` quota (and `bots`, with computer players) of the
+        address that asks."""
         game = store().load(game_id)
         seat = seat_required(game)
         if game.next is None:
@@ -623,7 +655,9 @@ class Rematch(MethodView):
         try:
             following = store().load(game.next)
         except play.GameNotFoundError:
-            creation = play.rematch(game, server_secret(), bot_settings())
+            # A game created: a creation (and computer players' turns) for the quotas.
+            ratelimit.charge("creations", *(["bots"] if any(game.bots) else []))
+            creation = play.rematch(game, server_secret(), bot_settings(), payer=ratelimit.payer())
             try:
                 store().commit(creation)
             except VersionConflictError:  # another seat created it at the same time

@@ -1,0 +1,74 @@
+"""What each payer's background play may cost: the seconds background workers spend on
+its games (their computer players' moves, their clocks' timeouts) in any minute.
+
+A game's payer (:attr:`Game.payer`) is whoever created it: its creator's address as the
+rate limits key it, or, once service keys exist, the key. A job first asks
+:meth:`Budget.wait`: while the payer has spent its budget, the job is put off (queued
+again for later, :mod:`service.play.background`) instead of playing, so one payer's
+matches cannot hold the workers that everybody's games share; then the job's time is
+charged with :meth:`Budget.charge`.
+
+The count is a sliding window, approximated from two fixed ones (the last minute's
+seconds weighted by how much of it the sliding minute still covers): Redis keys
+``scopa:budget:{<payer>}:<window>``, integer milliseconds, each kept two windows (the
+payer in braces: a Redis Cluster keeps both of a payer's keys in one slot).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+
+Client = redis.Redis | redis.RedisCluster
+
+PREFIX = "scopa:budget:"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Seconds of background work a payer may cost per ``window_seconds`` (0: no budget)."""
+
+    seconds: float
+    window_seconds: int = 60
+
+    def _key(self, payer: str, window: int) -> str:
+        return f"{PREFIX}{{{payer}}}:{window}"
+
+    def _spent(self, client: Client, payer: str, now: float) -> tuple[float, float, float]:
+        """Seconds ``payer`` has cost in this fixed window and the one before, and how far
+        into this one ``now`` is (0 to 1)."""
+        window = int(now // self.window_seconds)
+        current, previous = client.mget([self._key(payer, window), self._key(payer, window - 1)])
+        into = now / self.window_seconds - window
+        return int(current or 0) / 1000.0, int(previous or 0) / 1000.0, into
+
+    def spent(self, client: Client, payer: str, now: float) -> float:
+        """Seconds ``payer`` has cost in the sliding window that ends ``now``."""
+        current, previous, into = self._spent(client, payer, now)
+        return current + previous * (1.0 - into)
+
+    def wait(self, client: Client, payer: str | None, now: float) -> float:
+        """0 if ``payer`` may have more background work now, else the seconds until it
+        may (when enough of what it spent has slid out of the window; 1 at least)."""
+        if not self.seconds or payer is None:
+            return 0.0
+        current, previous, into = self._spent(client, payer, now)
+        if current + previous * (1.0 - into) < self.seconds:
+            return 0.0
+        window = now // self.window_seconds
+        if current < self.seconds:  # the last window's share slides out within this one
+            until = window + 1.0 - (self.seconds - current) / previous
+        else:  # this window's share slides out within the next one
+            until = window + 2.0 - self.seconds / current
+        return max(1.0, until * self.window_seconds - now)
+
+    def charge(self, client: Client, payer: str | None, seconds: float, now: float) -> None:
+        """Count ``seconds`` of background work against ``payer``."""
+        if not self.seconds or payer is None or seconds <= 0:
+            return
+        key = self._key(payer, int(now // self.window_seconds))
+        with client.pipeline(transaction=False) as pipe:
+            pipe.incrby(key, max(1, round(seconds * 1000)))
+            pipe.expire(key, 2 * self.window_seconds)
+            pipe.execute()
