@@ -133,7 +133,7 @@ class TestRateLimits:
         limited = client.get("/v1/variants")
         assert limited.mimetype == "application/problem+json"
         assert limited.get_json()["type"] == "/problems/rate-limited"
-        assert 1 <= int(limited.headers["Retry-After"]) <= 2 * 60  # a sliding window: up to two windows
+        assert 1 <= int(limited.headers["Retry-After"]) <= 2 * 60  # sliding: two windows at most
         # Probes are never limited.
         assert client.get("/healthz").status_code == 200
         assert client.get("/readyz").status_code == 200
@@ -246,7 +246,7 @@ class TestQuotas:
         assert statuses == [201, 201, 429]
         limited = client.post("/v1/games", json={})
         assert "games created" in limited.get_json()["detail"]
-        assert 1 <= int(limited.headers["Retry-After"]) <= 2 * 3600  # a sliding window: up to two windows
+        assert 1 <= int(limited.headers["Retry-After"]) <= 2 * 3600  # two windows at most
 
     def test_computer_players(self, make_app: Callable[..., Flask], redis_url: str) -> None:
         client = make_app(REDIS_URL=redis_url, BOT_LIMIT_PER_ADDRESS=1).test_client()
