@@ -10,7 +10,9 @@ analyses of every move, ``GET /v1/games/{id}/analysis`` and ``POST /v1/analysis`
 seat), ``creations`` (per hour: a game takes memory in Redis until it expires) and
 ``analysis`` (the stateless legal moves and scores of a position: a 34-card table has
 thousands of moves). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
-Probes, metrics and the docs are never limited. Behind a proxy, set
+Probes and the docs pages are never limited (``/openapi.json`` and, when it is served on
+the service's port, ``/metrics`` are: the spec is 200 KB). An address counts as its
+network prefix (service/api/addresses.py: an IPv6 /64 is one client). Behind a proxy, set
 ``TRUSTED_PROXIES`` to the number of proxies that add ``X-Forwarded-For``, so the
 client's own address is the one counted.
 """
@@ -24,15 +26,14 @@ from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import connections, hash_token
+from .addresses import check_settings, client_key
 from .context import store
 from .problems import rate_limited
 from .seats import parse_bearer
 
 PREFIX = "scopa:rate:"
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
-UNLIMITED_PATHS = frozenset(
-    {"/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/redoc", "/play"}
-)
+UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/docs", "/redoc", "/play"})
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,11 @@ LIMIT_SETTINGS = tuple(
     for quota in QUOTAS.values()
     for setting in (quota.per_address_setting, quota.per_token_setting)
     if setting is not None
-) + ("STREAM_LIMIT_PER_ADDRESS",)
+) + ("STREAM_LIMIT_PER_ADDRESS", "STREAM_LIMIT_PER_GAME", "STREAM_LIMIT_PER_SEAT")
 
 
 def install(app: Flask) -> None:
+    check_settings(app.config)
     proxies = int(app.config.get("TRUSTED_PROXIES", 0))
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
@@ -106,7 +108,7 @@ def charge(*names: str) -> None:
     for name in names:
         quota = QUOTAS[name]
         if config[quota.per_address_setting]:
-            checks.append((quota, f"a:{request.remote_addr}", config[quota.per_address_setting]))
+            checks.append((quota, f"a:{client_key()}", config[quota.per_address_setting]))
         if token and quota.per_token_setting and config[quota.per_token_setting]:
             who = f"t:{hash_token(token)[:32]}"
             checks.append((quota, who, config[quota.per_token_setting]))
