@@ -17,8 +17,8 @@ from ....engine import (
 )
 from ....engine.masks import mask_of
 from ...blueprint import Blueprint
-from ...schemas import declarations_view
-from .schemas import MovesQuerySchema, MovesSchema, PilesSchema, PositionSchema, ScoreSchema
+from ...schemas import ListedMovesQuerySchema, declarations_view
+from .schemas import MovesSchema, PilesSchema, PositionSchema, ScoreSchema
 
 blp = Blueprint(
     "analysis",
@@ -32,7 +32,7 @@ blp = Blueprint(
 @blp.route("/legal-moves")
 class PositionMoves(MethodView):
     @blp.arguments(PositionSchema)
-    @blp.arguments(MovesQuerySchema, location="query", as_kwargs=True)
+    @blp.arguments(ListedMovesQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, MovesSchema)
     @blp.documents(
         "positionLegalMoves",

@@ -45,23 +45,6 @@ class PositionSchema(StrictSchema):
         check_kept_matta(data)
 
 
-#: The most moves ``POST /v1/legal-moves`` lists (and its default): a 34-card table has
-#: over 10,000, some 800 KB of JSON.
-MAX_LISTED_MOVES = 1000
-
-
-class MovesQuerySchema(StrictSchema):
-    limit = fields.Integer(
-        load_default=MAX_LISTED_MOVES,
-        validate=validate.Range(1, MAX_LISTED_MOVES),
-        metadata={
-            "description": f"List at most this many moves (1 to {MAX_LISTED_MOVES}, the "
-            "default): the first ones in listing order. `truncated` says whether there "
-            "were more, `total` how many."
-        },
-    )
-
-
 class MovesSchema(ResponseSchema):
     moves = fields.List(
         fields.Nested(LegalMoveSchema),
