@@ -205,8 +205,9 @@ loadtest: $(STAMP) ## Load the running service (gunicorn, real Redis, loopback):
 
 # SECONDS here is the whole run (default 30 when not given on the command line): one
 # address, one thread per quota, against gunicorn + an rq worker with default limits.
-hostile: $(STAMP) ## What one address costs within the default limits (gunicorn + rq worker, loopback): SECONDS=30
-	$(VENV_PY) -m tests.bench.hostile --seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30)
+PARALLEL ?= 1
+hostile: $(STAMP) ## What one address costs within the default limits (gunicorn + rq worker, loopback): SECONDS=30 PARALLEL=1 thread a costly quota
+	$(VENV_PY) -m tests.bench.hostile --seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30) --parallel $(PARALLEL)
 
 scaling: $(STAMP) ## Moves/s with 1, 2, 4 service instances, on one Redis and on a 3-master Redis Cluster (loopback); SCALING_ARGS=--help
 	$(VENV_PY) -m tests.bench.scaling $(SCALING_ARGS)

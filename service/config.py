@@ -57,12 +57,15 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "RATE_LIMIT_PER_TOKEN": int(env.get("RATE_LIMIT_PER_TOKEN", 300)),
         # Quotas of the expensive operations (see service/api/ratelimit.py): hints and
         # computer-player turns per minute, games created per hour.
-        "HINT_LIMIT_PER_ADDRESS": int(env.get("HINT_LIMIT_PER_ADDRESS", 60)),
-        "HINT_LIMIT_PER_TOKEN": int(env.get("HINT_LIMIT_PER_TOKEN", 30)),
+        # What one address may cost within them is half a core at most (`make hostile`,
+        # docs/reliability.md): a worst-case hint or analysis is some 0.3 s of CPU, a
+        # worst-case POST /v1/legal-moves some 60 ms.
+        "HINT_LIMIT_PER_ADDRESS": int(env.get("HINT_LIMIT_PER_ADDRESS", 15)),
+        "HINT_LIMIT_PER_TOKEN": int(env.get("HINT_LIMIT_PER_TOKEN", 15)),
         "BOT_LIMIT_PER_ADDRESS": int(env.get("BOT_LIMIT_PER_ADDRESS", 60)),
         "BOT_LIMIT_PER_TOKEN": int(env.get("BOT_LIMIT_PER_TOKEN", 30)),
         "CREATION_LIMIT_PER_ADDRESS": int(env.get("CREATION_LIMIT_PER_ADDRESS", 600)),
-        "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 300)),
+        "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 60)),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
         # Every per-address limit counts a client's network, not its one address: the
         # address's first ADDRESS_PREFIX_V4 bits (32: the address itself) or

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import http.client
 import json
 import os
@@ -111,10 +112,14 @@ class Tally:
 
 
 def hammer(
-    name: str, port: int, until: float, request: Callable[[int], tuple[str, str, Any]]
+    name: str,
+    port: int,
+    until: float,
+    request: Callable[[int], tuple[str, str, Any]],
+    period: float = 0.0,
 ) -> Tally:
-    """Send ``request(n)`` back to back from the attacker's address until ``until``,
-    waiting out each 429's Retry-After."""
+    """Send ``request(n)`` from the attacker's address until ``until``, back to back or
+    one every ``period`` seconds, waiting out each 429's Retry-After."""
     tally, client, n = Tally(name), Client(port, ATTACKER), 0
     try:
         while time.monotonic() < until:
@@ -134,6 +139,8 @@ def hammer(
                 continue
             tally.latencies.append(time.monotonic() - started)
             tally.answered_bytes += len(data)
+            if period:
+                time.sleep(max(0.0, min(started + period, until) - time.monotonic()))
     finally:
         client.close()
     return tally
@@ -143,21 +150,42 @@ def analysis_bodies() -> list[dict[str, Any]]:
     return [position.body() for position in (*HIDDEN.values(), *KNOWN.values())]
 
 
-def attackers(port: int, until: float) -> dict[str, Callable[[], Tally]]:
+def cheap_period(limits: dict[str, Any]) -> float:
+    """How often each of the two cheap threads sends: together, what the per-minute
+    request limit leaves once the costly quotas are used up (a client that spends its
+    requests where they cost most)."""
+    left = limits["RATE_LIMIT_PER_ADDRESS"] - sum(
+        limits[name]
+        for name in (
+            "HINT_LIMIT_PER_ADDRESS",
+            "ANALYSIS_LIMIT_PER_ADDRESS",
+            "BOT_LIMIT_PER_ADDRESS",
+        )
+    )
+    return 60.0 / max(1, left / 2)
+
+
+def attackers(
+    port: int, until: float, parallel: int, limits: dict[str, Any]
+) -> dict[str, Callable[[], Tally]]:
     bodies = analysis_bodies()
-    return {
-        "legal-moves": lambda: hammer(
-            "legal-moves", port, until, lambda n: ("POST", "/v1/legal-moves", WORST_MOVES)
-        ),
-        "analysis": lambda: hammer(
-            "analysis", port, until, lambda n: ("POST", "/v1/analysis", bodies[n % len(bodies)])
-        ),
-        "bot-matches": lambda: hammer(
-            "bot-matches", port, until, lambda n: ("POST", "/v1/games", BOT_MATCH)
-        ),
-        "openapi": lambda: hammer("openapi", port, until, lambda n: ("GET", "/openapi.json", None)),
-        "plain": lambda: hammer("plain", port, until, lambda n: ("GET", "/v1/variants", None)),
+    period = cheap_period(limits)
+    costly: dict[str, Callable[[int], tuple[str, str, Any]]] = {
+        "legal-moves": lambda n: ("POST", "/v1/legal-moves", WORST_MOVES),
+        "analysis": lambda n: ("POST", "/v1/analysis", bodies[n % len(bodies)]),
+        "bot-matches": lambda n: ("POST", "/v1/games", BOT_MATCH),
     }
+    runs: dict[str, Callable[[], Tally]] = {}
+    for name, request in costly.items():
+        for i in range(parallel):
+            runs[f"{name}#{i}"] = functools.partial(hammer, name, port, until, request)
+    runs["openapi"] = functools.partial(
+        hammer, "openapi", port, until, lambda n: ("GET", "/openapi.json", None), period
+    )
+    runs["plain"] = functools.partial(
+        hammer, "plain", port, until, lambda n: ("GET", "/v1/variants", None), period
+    )
+    return runs
 
 
 def bystander(port: int, until: float, out: list[float], errors: list[int]) -> None:
@@ -239,9 +267,12 @@ def percentile(values: list[float], q: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--parallel", type=int, default=1, help="threads for each costly quota (default 1)"
+    )
     args = parser.parse_args(argv)
-    if not 5 <= args.seconds <= 300:
-        parser.error("--seconds 5-300")
+    if not 5 <= args.seconds <= 300 or not 1 <= args.parallel <= 8:
+        parser.error("--seconds 5-300, --parallel 1-8")
 
     env = {**DEFAULT_ENV, **default_env()}
     with contextlib.ExitStack() as stack:
@@ -252,7 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         store = stack.enter_context(redis.Redis.from_url(server.url))
         print(
-            f"hostile: one address, one thread per quota, {args.seconds:g} s, default limits; "
+            f"hostile: one address, {args.parallel} thread(s) per costly quota, "
+            f"{args.seconds:g} s, default limits; "
             f"gunicorn {env['WEB_CONCURRENCY']} workers x {env['GUNICORN_THREADS']} threads "
             f"and one rq worker, Redis {server.url}; loopback only",
             flush=True,
@@ -266,7 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         errors: list[int] = []
         threads = [
             threading.Thread(target=lambda run=run: tallies.append(run()), name=name)
-            for name, run in attackers(service.port, until).items()
+            for name, run in attackers(
+                service.port, until, args.parallel, config.from_env(service.env)
+            ).items()
         ]
         threads.append(
             threading.Thread(target=bystander, args=(service.port, until, latencies, errors))
@@ -287,7 +321,14 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{'thread':<12} {'answered':>8} {'429':>5} {'other':>5} {'median ms':>10} "
         f"{'KB/answer':>10}"
     )
-    for tally in sorted(tallies, key=lambda t: t.name):
+    merged: dict[str, Tally] = {}
+    for tally in tallies:
+        into = merged.setdefault(tally.name, Tally(tally.name))
+        into.statuses.update(tally.statuses)
+        into.latencies += tally.latencies
+        into.answered_bytes += tally.answered_bytes
+        into.failures += tally.failures
+    for tally in sorted(merged.values(), key=lambda t: t.name):
         answered = sum(n for s, n in tally.statuses.items() if s < 300)
         other = sum(n for s, n in tally.statuses.items() if s >= 300 and s != 429)
         median = statistics.median(tally.latencies) * 1000 if tally.latencies else float("nan")
