@@ -292,6 +292,14 @@ def main(argv: list[str] | None = None) -> int:
         api_before = tree_cpu_seconds(service.master_pid)
         worker_before = tree_cpu_seconds(worker)
         redis_before = redis_cpu_seconds(store)
+        # Fixed one-minute windows (the limiter's, until sliding ones) let a run that
+        # crosses a minute's boundary spend two minutes' quotas: say whether it does.
+        second = time.time() % 60
+        print(
+            f"starting at second {second:.0f} of the minute: "
+            + ("crosses into the next" if second + args.seconds > 60 else "within one minute"),
+            flush=True,
+        )
         until = time.monotonic() + args.seconds
         tallies: list[Tally] = []
         latencies: list[float] = []
