@@ -271,8 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         "--parallel", type=int, default=1, help="threads for each costly quota (default 1)"
     )
     args = parser.parse_args(argv)
-    if not 5 <= args.seconds <= 300 or not 1 <= args.parallel <= 8:
-        parser.error("--seconds 5-300, --parallel 1-8")
+    if not 2 <= args.seconds <= 300 or not 1 <= args.parallel <= 8:
+        parser.error("--seconds 2-300, --parallel 1-8")
 
     env = {**DEFAULT_ENV, **default_env()}
     with contextlib.ExitStack() as stack:
