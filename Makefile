@@ -33,7 +33,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest clock-flood scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest clock-flood hostile scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -205,6 +205,12 @@ loadtest: $(STAMP) ## Load the running service (gunicorn, real Redis, loopback):
 
 clock-flood: $(STAMP) ## A 5-second turn clock against 12 bot-only scopone matches to 100 (real workers, private Redis)
 	$(VENV_PY) -m tests.bench.clock_flood
+
+# SECONDS here is the whole run (default 30 when not given on the command line): one
+# address, one thread per quota, against gunicorn + an rq worker with default limits.
+PARALLEL ?= 1
+hostile: $(STAMP) ## What one address costs within the default limits (gunicorn + rq worker, loopback): SECONDS=30 PARALLEL=1 thread a costly quota
+	$(VENV_PY) -m tests.bench.hostile --seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30) --parallel $(PARALLEL)
 
 scaling: $(STAMP) ## Moves/s with 1, 2, 4 service instances, on one Redis and on a 3-master Redis Cluster (loopback); SCALING_ARGS=--help
 	$(VENV_PY) -m tests.bench.scaling $(SCALING_ARGS)

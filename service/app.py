@@ -11,7 +11,16 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
 from . import config as settings
-from .api import bodies, breaker, cors, docs_ui, observability, play_page, ratelimit
+from .api import (
+    bodies,
+    breaker,
+    cors,
+    docs_ui,
+    observability,
+    play_page,
+    ratelimit,
+    spec_document,
+)
 from .api.json_provider import OrjsonProvider
 from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
@@ -135,5 +144,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    spec_document.install(app, api)
 
     return app

@@ -65,13 +65,22 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "RATE_LIMIT_PER_TOKEN": int(env.get("RATE_LIMIT_PER_TOKEN", 300)),
         # Quotas of the expensive operations (see service/api/ratelimit.py): hints and
         # computer-player turns per minute, games created per hour.
-        "HINT_LIMIT_PER_ADDRESS": int(env.get("HINT_LIMIT_PER_ADDRESS", 60)),
-        "HINT_LIMIT_PER_TOKEN": int(env.get("HINT_LIMIT_PER_TOKEN", 30)),
+        # What one address may cost within them is half a core at most (`make hostile`,
+        # docs/reliability.md): a worst-case hint or analysis is some 0.3 s of CPU, a
+        # worst-case POST /v1/legal-moves some 60 ms.
+        "HINT_LIMIT_PER_ADDRESS": int(env.get("HINT_LIMIT_PER_ADDRESS", 15)),
+        "HINT_LIMIT_PER_TOKEN": int(env.get("HINT_LIMIT_PER_TOKEN", 15)),
         "BOT_LIMIT_PER_ADDRESS": int(env.get("BOT_LIMIT_PER_ADDRESS", 60)),
         "BOT_LIMIT_PER_TOKEN": int(env.get("BOT_LIMIT_PER_TOKEN", 30)),
         "CREATION_LIMIT_PER_ADDRESS": int(env.get("CREATION_LIMIT_PER_ADDRESS", 600)),
-        "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 300)),
+        "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 60)),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
+        # Every per-address limit counts a client's network, not its one address: the
+        # address's first ADDRESS_PREFIX_V4 bits (32: the address itself) or
+        # ADDRESS_PREFIX_V6 bits (64: a subscriber's /64, any address in it the same
+        # client); see service/api/addresses.py.
+        "ADDRESS_PREFIX_V4": int(env.get("ADDRESS_PREFIX_V4", 32)),
+        "ADDRESS_PREFIX_V6": int(env.get("ADDRESS_PREFIX_V6", 64)),
         # Origins browser apps may call the API from (comma-separated, or *; default:
         # none, no CORS): service/api/cors.py.
         "CORS_ORIGINS": env.get("CORS_ORIGINS", ""),
@@ -84,8 +93,14 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "STREAM_KEEPALIVE_SECONDS": float(env.get("STREAM_KEEPALIVE_SECONDS", 15.0)),
         # a stream ends after this long, and its client reconnects with Last-Event-ID;
         "STREAM_MAX_SECONDS": float(env.get("STREAM_MAX_SECONDS", 3600.0)),
-        # streams open at once per client address, over every instance (0: no limit);
+        # streams open at once per client address (its prefix: ADDRESS_PREFIX_V4/_V6),
+        # over every instance (0: no limit);
         "STREAM_LIMIT_PER_ADDRESS": int(env.get("STREAM_LIMIT_PER_ADDRESS", 20)),
+        # spectators' streams (no seat token) open at once on one game, over every
+        # instance (0: no limit), and each seat's own streams (a player's tabs and
+        # devices): spectators filling a game never keep its players out;
+        "STREAM_LIMIT_PER_GAME": int(env.get("STREAM_LIMIT_PER_GAME", 50)),
+        "STREAM_LIMIT_PER_SEAT": int(env.get("STREAM_LIMIT_PER_SEAT", 4)),
         # streams one worker process holds at once (each holds one of its threads:
         # deploy/gunicorn.conf.py gives each worker this many besides GUNICORN_THREADS);
         # beyond, 503 with Retry-After.

@@ -35,6 +35,44 @@ def score(client: FlaskClient, **body: Any) -> list[dict[str, Any]]:
 
 
 class TestLegalMoves:
+    #: A worst case: Cirulla, the four kings, the 9D and an ace in hand, the other 34
+    #: cards on the table: each king takes any of the thousands of sets that make 10.
+    WORST = {
+        "variant": "cirulla",
+        "hand": ["1D", "10D", "10S", "10C", "10B", "9D"],
+        "table": [c for c in ALL_CARDS if c not in {"1D", "10D", "10S", "10C", "10B", "9D"}],
+    }
+
+    def test_a_huge_list_is_cut_to_the_limit(self, client: FlaskClient) -> None:
+        """At most 1,000 moves by default (the first in listing order, as the engine
+        lists them all), with `truncated` and `total`: the answer stays under 100 KB."""
+        from service.engine import get_variant, legal_moves_in, move_view, parse_cards
+        from service.engine.rules import Rules
+
+        hand, table = parse_cards(self.WORST["hand"]), parse_cards(self.WORST["table"])
+        every = [
+            move_view(m, table)
+            for m in legal_moves_in(get_variant("cirulla"), Rules.from_dict({}), hand, table)
+        ]
+        assert len(every) > 10_000
+        response = client.post("/v1/legal-moves", json=self.WORST)
+        assert response.status_code == 200
+        answer = response.get_json()
+        assert answer["truncated"] is True and answer["total"] == len(every)
+        assert answer["moves"] == every[:1000]
+        assert len(response.data) < 100_000
+        fewer = client.post("/v1/legal-moves?limit=7", json=self.WORST).get_json()
+        assert fewer["moves"] == every[:7] and fewer["truncated"] is True
+        # A short list is whole.
+        small = client.post("/v1/legal-moves?limit=1", json={"hand": ["6S"]}).get_json()
+        assert small["truncated"] is False and small["total"] == 1 and len(small["moves"]) == 1
+
+    @pytest.mark.parametrize("limit", ["0", "1001", "x", "1.5"])
+    def test_a_limit_out_of_range_is_refused(self, client: FlaskClient, limit: str) -> None:
+        response = client.post(f"/v1/legal-moves?limit={limit}", json={"hand": ["6S"]})
+        assert response.status_code == 422 and response.mimetype == PROBLEM
+        assert "limit" in response.get_json()["errors"]
+
     def test_the_seeds_example_a_single_match_before_a_sum(self, client: FlaskClient) -> None:
         """Seeds 000/003: table 2 of clubs, 4 of cups, 6 of coins; a 6 of swords takes
         only the 6 (R4.1). Without the 6 it takes 2+4 and clears the table: a scopa."""

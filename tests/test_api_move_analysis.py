@@ -115,6 +115,18 @@ class TestGameAnalysis:
         best = answer["moves"][0]["move"]
         assert table.move(turn, best["card"], best["capture"]).status_code == 200
 
+    def test_limit_cuts_the_list(self, quick: FlaskClient, seeded: None) -> None:
+        table = Table(quick)
+        table.create(seed=21)
+        turn = table.view()["turn"]
+        whole = quick.get(table.url("/analysis"), headers=table.auth(turn)).get_json()
+        assert whole["truncated"] is False and len(whole["moves"]) == whole["legal"] > 1
+        cut = quick.get(table.url("/analysis?limit=1"), headers=table.auth(turn)).get_json()
+        assert cut["truncated"] is True and cut["legal"] == whole["legal"]
+        assert cut["moves"] == whole["moves"][:1]
+        wrong = quick.get(table.url("/analysis?limit=0"), headers=table.auth(turn))
+        assert wrong.status_code == 422 and "limit" in wrong.get_json()["errors"]
+
     def test_errors_are_problems(self, quick: FlaskClient) -> None:
         table = Table(quick)
         table.create(seed=21)
@@ -289,6 +301,29 @@ def endgame() -> Any:
     hand, table, other = ["7D", "2S", "10B"], ["3C", "4B", "5C"], ["1D", "6S", "9C"]
     rest = [c.code for c in DECK if c.code not in hand + table + other]
     return knowledge({"hand": hand, "table": table, "piles": [rest, []]})
+
+
+def test_a_huge_position_is_listed_up_to_the_limit(quick: FlaskClient) -> None:
+    """A 34-card table: thousands of legal moves, 1,000 listed (the evaluated ones
+    first), in well under the 1.7 MB the whole list took."""
+    hand = ["1D", "1C", "10D"]
+    hidden = ["10B", "10S", "10C"]
+    body = {
+        "variant": "scopa_di_quindici",
+        "players": 2,
+        "seat": 0,
+        "dealer": 1,
+        "hand": hand,
+        "table": [c.code for c in DECK if c.code not in hand + hidden],
+        "hand_counts": [3, 3],
+    }
+    response = quick.post("/v1/analysis", json=body)
+    assert response.status_code == 200, response.get_json()
+    answer = response.get_json()
+    assert answer["legal"] > 5000 and answer["truncated"] is True
+    assert len(answer["moves"]) == 1000 and len(response.data) < 300_000
+    evaluated = answer["moves"][: answer["evaluated"]]
+    assert all(m["value"] is not None for m in evaluated)
 
 
 class TestAnalyse:

@@ -200,6 +200,50 @@ class TestRateLimits:
         assert statuses == [404, 404, 429]
         assert client.get("/healthz").status_code == 200  # still exempt
 
+    def test_an_address_counts_as_its_network_prefix(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """Every address of an IPv6 /64 is one client (ADDRESS_PREFIX_V6); an IPv4
+        address, written plainly or mapped into IPv6, is its own (ADDRESS_PREFIX_V4)."""
+        client = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_ADDRESS=2).test_client()
+
+        def status(address: str) -> int:
+            return client.get("/v1/variants", environ_base={"REMOTE_ADDR": address}).status_code
+
+        assert [status("2001:db8:a:b::1"), status("2001:db8:a:b:ffff:ffff:ffff:ffff")] == [
+            200,
+            200,
+        ]
+        limited = client.get("/v1/variants", environ_base={"REMOTE_ADDR": "2001:db8:a:b::99"})
+        assert limited.status_code == 429
+        assert "this address" in limited.get_json()["detail"]
+        assert status("2001:db8:a:c::1") == 200  # the next /64 is another client
+        assert [status("192.0.2.7"), status("::ffff:192.0.2.7"), status("192.0.2.7")] == [
+            200,
+            200,
+            429,
+        ]
+        assert status("192.0.2.8") == 200
+
+    def test_the_prefixes_are_settings(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        client = make_app(
+            REDIS_URL=redis_url,
+            RATE_LIMIT_PER_ADDRESS=1,
+            ADDRESS_PREFIX_V4=24,
+            ADDRESS_PREFIX_V6=128,
+        ).test_client()
+
+        def status(address: str) -> int:
+            return client.get("/v1/variants", environ_base={"REMOTE_ADDR": address}).status_code
+
+        assert [status("198.51.100.1"), status("198.51.100.200")] == [200, 429]
+        assert [status("2001:db8:d::1"), status("2001:db8:d::2")] == [200, 200]
+        for wrong in ({"ADDRESS_PREFIX_V4": 33}, {"ADDRESS_PREFIX_V6": -1}):
+            with pytest.raises(RuntimeError, match="prefix length"):
+                make_app(REDIS_URL=redis_url, **wrong)
+
     @pytest.mark.parametrize(
         "spelling", ["Bearer {}", "bearer {}", "BEARER   {}", "  Bearer {}  ", "Bearer\t{}"]
     )

@@ -516,6 +516,91 @@ class TestLimits:
                 stream.close()
             close_hub(app)
 
+    def test_an_ipv6_64_counts_as_one_address(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        app = make_app(
+            REDIS_URL=redis_url, STREAM_LIMIT_PER_ADDRESS=1, STREAM_KEEPALIVE_SECONDS=0.3
+        )
+        table = Table(app.test_client())
+        table.create(seed=27)
+
+        def open_from(address: str) -> Any:
+            return table.client.get(
+                table.url("/stream"), environ_base={"REMOTE_ADDR": address}, buffered=False
+            )
+
+        stream = AppStream(open_from("2001:db8:5:6::1"))
+        try:
+            refused = open_from("2001:db8:5:6:abcd::2")  # same /64, another address
+            assert refused.status_code == 429
+            assert refused.get_json()["detail"].startswith(
+                "Too many streams open at once from this address: at most 1."
+            )
+            other = open_from("2001:db8:5:7::1")  # the next /64
+            assert other.status_code == 200
+            AppStream(other).close()
+        finally:
+            stream.close()
+            close_hub(app)
+
+    def test_spectators_per_game_and_streams_per_seat(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """A game's spectators have a count of their own, which never keeps its players
+        out; each seat has its own."""
+        app = make_app(
+            REDIS_URL=redis_url,
+            STREAM_LIMIT_PER_GAME=2,
+            STREAM_LIMIT_PER_SEAT=1,
+            STREAM_KEEPALIVE_SECONDS=0.3,
+        )
+        table = Table(app.test_client())
+        table.create(seed=28)
+        other = Table(app.test_client())
+        other.create(seed=29)
+        streams: list[AppStream] = []
+
+        def open_(url: str, address: str, headers: dict[str, str] | None = None) -> Any:
+            return table.client.get(
+                url, headers=headers, environ_base={"REMOTE_ADDR": address}, buffered=False
+            )
+
+        try:
+            for n in range(2):  # from two networks: the game's count, not the address's
+                answer = open_(table.url("/stream"), f"203.0.113.{n + 1}")
+                assert answer.status_code == 200
+                streams.append(AppStream(answer))
+            full = open_(table.url("/stream"), "203.0.113.3")
+            assert full.status_code == 429
+            assert full.get_json()["detail"].startswith(
+                "Too many spectators follow this game at once: at most 2."
+            )
+            assert int(full.headers["Retry-After"]) >= 1
+            # The players still get theirs, one stream a seat.
+            for seat in (0, 1):
+                answer = open_(table.url("/stream"), "203.0.113.3", table.auth(seat))
+                assert answer.status_code == 200
+                streams.append(AppStream(answer))
+            again = open_(table.url("/stream"), "203.0.113.4", table.auth(0))
+            assert again.status_code == 429
+            assert again.get_json()["detail"].startswith(
+                "Too many streams open at once for this seat: at most 1."
+            )
+            # Another game has spectators of its own.
+            answer = open_(other.url("/stream"), "203.0.113.3")
+            assert answer.status_code == 200
+            streams.append(AppStream(answer))
+            # A spectator who leaves gives the place back.
+            streams.pop(0).close()
+            answer = open_(table.url("/stream"), "203.0.113.3")
+            assert answer.status_code == 200
+            streams.append(AppStream(answer))
+        finally:
+            for stream in streams:
+                stream.close()
+            close_hub(app)
+
     def test_streams_per_process(self, make_app: Callable[..., Flask], redis_url: str) -> None:
         app = make_app(REDIS_URL=redis_url, STREAMS_PER_WORKER=1, STREAM_KEEPALIVE_SECONDS=0.3)
         table = Table(app.test_client())

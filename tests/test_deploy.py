@@ -109,6 +109,28 @@ class TestDockerfile:
         for deployment in deployments().values():
             assert deployment["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == uid
 
+    def test_metrics_are_on_a_port_of_their_own_everywhere(self) -> None:
+        """The image sets METRICS_PORT (so /metrics is never on the public port, even run
+        bare), and exposes it; compose and the manifests name the same port, where the
+        scraper looks."""
+        image = dockerfile_stages()[-1]
+        env = dict(
+            re.findall(r"(\w+)=(\S+)", " ".join(args for word, args in image if word == "ENV"))
+        )
+        port = env["METRICS_PORT"]
+        assert int(port) != int(env["PORT"])
+        (exposed,) = [args.split() for word, args in image if word == "EXPOSE"]
+        assert exposed == [env["PORT"], port]
+        compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+        assert compose["services"]["api"]["environment"]["METRICS_PORT"] == port
+        assert "ports" not in compose["services"]["api"]  # neither published
+        (config,) = [d for d in k8s_documents() if d["kind"] == "ConfigMap"]
+        assert config["data"]["METRICS_PORT"] == port
+        pod = deployments()["scopa-api"]["spec"]["template"]
+        assert pod["metadata"]["annotations"]["prometheus.io/port"] == port
+        (container,) = pod["spec"]["containers"]
+        assert {p["name"]: str(p["containerPort"]) for p in container["ports"]}["metrics"] == port
+
     def test_the_health_check_is_exec_form_on_readiness(self) -> None:
         (check,) = [args for word, args in dockerfile_instructions() if word == "HEALTHCHECK"]
         command = check.split(" CMD ", 1)[1].strip()

@@ -5,12 +5,13 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import examples
@@ -27,6 +28,28 @@ SPEC = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 def test_the_checked_in_spec_is_the_served_spec(client: FlaskClient) -> None:
     served = client.get("/openapi.json").get_json()
     assert served == json.loads(SPEC.read_text()), "the spec drifted: run `make openapi`"
+
+
+def test_the_spec_is_served_once_prepared_with_an_etag(
+    make_app: Callable[..., Flask], redis_url: str
+) -> None:
+    """The same bytes every time, an ETag that a client sends back for a 304 without a
+    body; and counted by the per-address limit like any other request."""
+    client = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_ADDRESS=4).test_client()
+    first = client.get("/openapi.json")
+    assert first.status_code == 200 and first.mimetype == "application/json"
+    etag = first.headers["ETag"]
+    assert first.headers["Cache-Control"] == "public, no-cache"
+    again = client.get("/openapi.json")
+    assert again.data == first.data and again.headers["ETag"] == etag
+    unchanged = client.get("/openapi.json", headers={"If-None-Match": etag})
+    assert unchanged.status_code == 304 and unchanged.data == b""
+    assert unchanged.headers["ETag"] == etag
+    stale = client.get("/openapi.json", headers={"If-None-Match": '"not-it"'})
+    assert stale.status_code == 200 and stale.data == first.data
+    limited = client.get("/openapi.json")  # the fifth request from this address
+    assert limited.status_code == 429
+    assert limited.mimetype == "application/problem+json"
 
 
 def test_every_operation_documents_its_errors_as_problem_json(client: FlaskClient) -> None:

@@ -271,6 +271,8 @@ ANSWERS: dict[str, dict[int, Any]] = {
     "playMove": {200: MOVED, 422: AMBIGUOUS},
     "declare": {200: DECLARED},
     "getEventLog": {200: EVENT_LOG},
-    "positionLegalMoves": {200: {"moves": LEGAL_MOVES, "declarations": []}},
+    "positionLegalMoves": {
+        200: {"moves": LEGAL_MOVES, "truncated": False, "total": 5, "declarations": []}
+    },
     "scoreHand": {200: SCORE},
 }

@@ -12,9 +12,11 @@ request: over the quota, they reply on a background worker instead), ``creations
 hour: a game takes memory in Redis until it expires; rematches count) and
 ``analysis`` (the stateless legal moves and scores of a position: a 34-card table has
 thousands of moves). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
-Probes, metrics and the docs are never limited. The background workers' time a game
-costs is charged to its creator's address (:func:`payer`) by the workers themselves
-(service/play/budget.py). Behind a proxy, set
+Probes and the docs pages are never limited (``/openapi.json`` and, when it is served on
+the service's port, ``/metrics`` are: the spec is 200 KB). An address counts as its
+network prefix (service/api/addresses.py: an IPv6 /64 is one client). The background
+workers' time a game costs is charged to its creator's address (:func:`payer`) by the
+workers themselves (service/play/budget.py). Behind a proxy, set
 ``TRUSTED_PROXIES`` to the number of proxies that add ``X-Forwarded-For``, so the
 client's own address is the one counted.
 """
@@ -29,15 +31,14 @@ from flask import Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import connections, hash_token
+from .addresses import check_settings, client_key
 from .context import store
 from .problems import Problem, rate_limited
 from .seats import parse_bearer
 
 PREFIX = "scopa:rate:"
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
-UNLIMITED_PATHS = frozenset(
-    {"/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/redoc", "/play"}
-)
+UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/docs", "/redoc", "/play"})
 
 
 @dataclass(frozen=True)
@@ -83,10 +84,11 @@ LIMIT_SETTINGS = tuple(
     for quota in QUOTAS.values()
     for setting in (quota.per_address_setting, quota.per_token_setting)
     if setting is not None
-) + ("STREAM_LIMIT_PER_ADDRESS",)
+) + ("STREAM_LIMIT_PER_ADDRESS", "STREAM_LIMIT_PER_GAME", "STREAM_LIMIT_PER_SEAT")
 
 
 def install(app: Flask) -> None:
+    check_settings(app.config)
     proxies = int(app.config.get("TRUSTED_PROXIES", 0))
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
@@ -123,7 +125,7 @@ def address_key() -> str:
     """The key this request's address counts under, for every per-address limit and for
     the background work of the games it creates (:func:`payer`): the one place that
     decides it."""
-    return f"a:{request.remote_addr}"
+    return f"a:{client_key()}"
 
 
 def payer() -> str:

@@ -1,5 +1,5 @@
-"""Response schemas that more than one resource answers with: a legal move, and a
-side's score for a hand."""
+"""Schemas that more than one resource uses: a legal move, a side's score for a hand,
+and the query that bounds a list of moves."""
 
 from __future__ import annotations
 
@@ -8,8 +8,24 @@ from typing import Any
 from marshmallow import fields, validate
 
 from ..engine.moves import Declaration, DeclarationKind
-from .fields import Boolean, Card, Cards, Integer
+from .fields import Boolean, Card, Cards, Integer, StrictSchema
 from .responses import ResponseSchema
+
+#: The most moves an answer lists (and its default): a 34-card table allows over 10,000
+#: moves, some 800 KB of JSON as legal moves and 1.7 MB as an analysis.
+MAX_LISTED_MOVES = 1000
+
+
+class ListedMovesQuerySchema(StrictSchema):
+    limit = fields.Integer(
+        load_default=MAX_LISTED_MOVES,
+        validate=validate.Range(1, MAX_LISTED_MOVES),
+        metadata={
+            "description": f"List at most this many moves (1 to {MAX_LISTED_MOVES}, the "
+            "default): the first ones in the answer's order. `truncated` says whether "
+            "there were more."
+        },
+    )
 
 
 class LegalMoveSchema(ResponseSchema):

@@ -15,7 +15,7 @@ from .errors import (
     ScopaError,
 )
 from .knowledge import Knowledge
-from .match import Event, Match, legal_moves_in, team_of_seats
+from .match import Event, Match, first_moves, legal_codes_in, legal_moves_in, team_of_seats
 from .moves import Move
 from .rules import ForcedCapture, Rules
 from .scoring import SideScore, score_hand
@@ -47,6 +47,8 @@ __all__ = [
     "Variant",
     "event_view",
     "get_variant",
+    "first_moves",
+    "legal_codes_in",
     "legal_moves_in",
     "match_view",
     "move_view",

@@ -399,10 +399,11 @@ class Hub:
 
 
 class StreamLeases:
-    """The streams open at once per client address, for every instance: a sorted set
-    per address (``scopa:streams:{<address>}``) of leases, each expiring ``seconds``
-    after it was taken or last renewed, so that the streams of a process that died stop
-    counting by themselves."""
+    """The streams open at once per holder (a client's address prefix, a game's
+    spectators, a seat), for every instance: a sorted set per holder
+    (``scopa:streams:{<holder>}``) of leases, each expiring ``seconds`` after it was taken
+    or last renewed, so that the streams of a process that died stop counting by
+    themselves."""
 
     PREFIX = "scopa:streams:"
 

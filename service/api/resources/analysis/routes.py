@@ -6,10 +6,18 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ....engine import Rules, get_variant, legal_moves_in, move_view, parse_cards, score_hand
+from ....engine import (
+    Rules,
+    first_moves,
+    get_variant,
+    legal_codes_in,
+    move_view,
+    parse_cards,
+    score_hand,
+)
 from ....engine.masks import mask_of
 from ...blueprint import Blueprint
-from ...schemas import declarations_view
+from ...schemas import ListedMovesQuerySchema, declarations_view
 from .schemas import MovesSchema, PilesSchema, PositionSchema, ScoreSchema
 
 blp = Blueprint(
@@ -24,26 +32,30 @@ blp = Blueprint(
 @blp.route("/legal-moves")
 class PositionMoves(MethodView):
     @blp.arguments(PositionSchema)
+    @blp.arguments(ListedMovesQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, MovesSchema)
     @blp.documents(
         "positionLegalMoves",
         {
             422: "Bad input: an unknown card, a card given twice, a card in both hand and "
-            "table, wrong counts."
+            "table, wrong counts; or `limit` out of its range."
         },
     )
-    def post(self, body: dict[str, Any]) -> Any:
+    def post(self, body: dict[str, Any], limit: int) -> Any:
         """Legal moves in a position
 
-        Every legal move for the hand on the table, one per capture choice; in Cirulla,
-        the declarations the hand allows too (docs/rules.md C3)."""
+        Every legal move for the hand on the table, one per capture choice, up to
+        `limit` (1,000 at most: a large table allows over 10,000; `truncated` and `total`
+        say so); in Cirulla, the declarations the hand allows too (docs/rules.md C3)."""
         table = parse_cards(body["table"])
         hand = parse_cards(body["hand"])
         variant = get_variant(body["variant"])
         rules = Rules.from_dict(body["rules"])
-        moves = legal_moves_in(variant, rules, hand, table, body.get("matta_as"))
+        codes = legal_codes_in(variant, rules, hand, table, body.get("matta_as"))
         return {
-            "moves": [move_view(m, table) for m in moves],
+            "moves": [move_view(m, table) for m in first_moves(codes, limit)],
+            "truncated": len(codes) > limit,
+            "total": len(codes),
             "declarations": declarations_view(variant.declarations(mask_of(hand))),
         }
 

@@ -47,7 +47,20 @@ class PositionSchema(StrictSchema):
 
 class MovesSchema(ResponseSchema):
     moves = fields.List(
-        fields.Nested(LegalMoveSchema), metadata={"description": "Every legal move."}
+        fields.Nested(LegalMoveSchema),
+        metadata={
+            "description": "The legal moves in listing order (by card: value, then suit; "
+            "captures before the laying of the card; then by the cards taken), every one "
+            "unless `truncated`: then the first `limit`."
+        },
+    )
+    truncated = fields.Boolean(
+        required=True,
+        metadata={"description": "There are more legal moves than `moves` lists (`limit`)."},
+    )
+    total = Integer(
+        required=True,
+        metadata={"description": "How many legal moves there are, listed or not."},
     )
     declarations = fields.List(
         fields.Nested(LegalDeclarationSchema),

@@ -23,6 +23,7 @@ from flask.views import MethodView
 from marshmallow import fields, validate
 
 from ....play import GameNotFoundError, connections, hash_token, live
+from ...addresses import client_key
 from ...context import store
 from ...fields import StrictSchema
 from ...problems import STORE_ERRORS, Problem, ProblemType, rate_limited
@@ -157,9 +158,9 @@ class StreamQuerySchema(StrictSchema):
 class StreamSettings:
     keepalive: float
     max_seconds: float
-    #: The stream's lease on one of its address's streams: (the leases, the address,
-    #: the lease), or None when streams per address are not limited.
-    lease: tuple[live.StreamLeases, str, str] | None
+    #: The stream's leases, one on each count it is held to (its address's streams, its
+    #: game's spectators or its seat's streams): (the leases, whose count, the lease).
+    leases: tuple[tuple[live.StreamLeases, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,8 @@ class GameStream(MethodView):
             422: "`after` or `Last-Event-ID` is not an integer from -1 on, or the token came "
             "both as `access_token` and in Authorization.",
             429: "Too many requests from this address or token, or too many streams open at "
-            "once from this address: retry after `Retry-After` seconds.",
+            "once from this address (its network prefix), of this game's spectators or of "
+            "this seat: `detail` says which; retry after `Retry-After` seconds.",
             503: STORE_ERRORS[503] + " Or this server holds as many streams as it may: "
             "retry after `Retry-After` seconds (or poll the event log meanwhile).",
         },
@@ -209,7 +211,7 @@ class GameStream(MethodView):
             game = store().load(game_id)
             seat = seat_of_token(game, required=False)
             holder = None if seat is None else Holder(seat, hash_token(str(bearer_token())))
-            settings = stream_settings()
+            settings = stream_settings(game_id, seat)
             release = releaser(follower, settings)
             cursor = game.logged - 1 if start is None else start
             state = sse(_VIEW.dump(answers.view_of(game, seat)), event="state", id_=cursor)
@@ -278,30 +280,49 @@ def follow(game_id: str) -> live.Follower:
         ) from None
 
 
-def stream_settings() -> StreamSettings:
-    """The stream's timings, and its lease on one of its address's streams (429 when
-    the address holds as many as it may; a lease not taken when Redis fails, as the
-    rate limits fail open)."""
+def stream_settings(game_id: str, seat: int | None) -> StreamSettings:
+    """The stream's timings, and its leases: one of its address's streams (the address's
+    network prefix: service/api/addresses.py), and one of its game's spectators' streams
+    or of its seat's (429 saying which count is full; no lease taken when Redis fails, as
+    the rate limits fail open)."""
     config = current_app.config
     keepalive = float(config["STREAM_KEEPALIVE_SECONDS"])
-    settings = StreamSettings(keepalive, float(config["STREAM_MAX_SECONDS"]), None)
-    limit = int(config["STREAM_LIMIT_PER_ADDRESS"])
-    if not limit:
-        return settings
+    spectator = seat is None
+    counts = [
+        (
+            f"a:{client_key()}",
+            int(config["STREAM_LIMIT_PER_ADDRESS"]),
+            "Too many streams open at once from this address",
+        ),
+        (
+            f"g:{game_id}" if spectator else f"g:{game_id}:{seat}",
+            int(config["STREAM_LIMIT_PER_GAME" if spectator else "STREAM_LIMIT_PER_SEAT"]),
+            "Too many spectators follow this game at once"
+            if spectator
+            else "Too many streams open at once for this seat",
+        ),
+    ]
     # A lease is renewed at each keep-alive: it outlives two that went missing.
     leases = live.StreamLeases(store(), 2 * keepalive + 5)
-    address = str(request.remote_addr)
+    held: list[tuple[live.StreamLeases, str, str]] = []
     try:
-        lease = leases.take(address, limit)
+        for who, limit, too_many in counts:
+            if not limit:
+                continue
+            lease = leases.take(who, limit)
+            if lease is None:
+                raise rate_limited(
+                    f"{too_many}: at most {limit}. Close one, or retry after "
+                    f"{FULL_RETRY_SECONDS} seconds.",
+                    FULL_RETRY_SECONDS,
+                )
+            held.append((leases, who, lease))
     except connections.ERRORS:
-        return settings
-    if lease is None:
-        raise rate_limited(
-            f"Too many streams open at once from this address: at most {limit}. Close "
-            f"one, or retry after {FULL_RETRY_SECONDS} seconds.",
-            FULL_RETRY_SECONDS,
-        )
-    return StreamSettings(settings.keepalive, settings.max_seconds, (leases, address, lease))
+        pass  # fail open, with the leases taken so far
+    except BaseException:
+        _release_leases(held)
+        raise
+    return StreamSettings(keepalive, float(config["STREAM_MAX_SECONDS"]), tuple(held))
 
 
 #: The reconnection delay the stream asks of EventSource clients.
@@ -324,19 +345,23 @@ def log_events(events: list[Any], first: int, seat: int | None) -> bytes:
 
 
 def releaser(follower: live.Follower, settings: StreamSettings) -> Callable[[], None]:
-    """What ends a stream's hold on its feed and its lease; once, however often called."""
-    held = [settings.lease]
+    """What ends a stream's hold on its feed and its leases; once, however often called."""
+    held = list(settings.leases)
 
     def release() -> None:
         follower.close()
-        if held[0] is not None:
-            (leases, address, lease), held[0] = held[0], None
-            try:
-                leases.release(address, lease)
-            except connections.ERRORS:
-                pass  # it expires by itself
+        leases, held[:] = list(held), []
+        _release_leases(leases)
 
     return release
+
+
+def _release_leases(held: list[tuple[live.StreamLeases, str, str]]) -> None:
+    for leases, who, lease in held:
+        try:
+            leases.release(who, lease)
+        except connections.ERRORS:
+            pass  # it expires by itself
 
 
 def _stream(
@@ -397,9 +422,8 @@ def _stream(
 
 
 def _renew(settings: StreamSettings) -> None:
-    if settings.lease is not None:
-        leases, address, lease = settings.lease
+    for leases, who, lease in settings.leases:
         try:
-            leases.renew(address, lease)
+            leases.renew(who, lease)
         except connections.ERRORS:
             pass  # tried again at the next keep-alive

@@ -18,7 +18,7 @@ from ....engine.views import knowledge_of, position_knowledge
 from ...blueprint import Blueprint
 from ...context import bot_settings, store
 from ...problems import STORE_ERRORS, Problem, ProblemType
-from ...schemas import declarations_view
+from ...schemas import ListedMovesQuerySchema, declarations_view
 from ...seats import BAD_TOKEN, SEAT_AUTH, seat_required
 from .schemas import HintSchema, MoveAnalysesSchema, PositionHintSchema
 
@@ -70,6 +70,7 @@ class GameHint(MethodView):
 
 @blp.route("/games/<string:game_id>/analysis")
 class GameAnalysis(MethodView):
+    @blp.arguments(ListedMovesQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, MoveAnalysesSchema)
     @blp.documents(
         "getGameAnalysis",
@@ -77,11 +78,12 @@ class GameAnalysis(MethodView):
             **BAD_TOKEN,
             404: "No game has this id (it never existed, or it expired).",
             409: "It is not your turn, or the match is over.",
+            422: "`limit` is out of its range.",
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
     )
-    def get(self, game_id: str) -> Any:
+    def get(self, game_id: str, limit: int) -> Any:
         """Analysis of every move
 
         Every legal move of your seat now, with the point margin of the hand the
@@ -89,7 +91,7 @@ class GameAnalysis(MethodView):
         expects by category, best first. It sees only what your seat sees. Counted as
         a hint."""
         match, seat = _seat_to_play(game_id, "An analysis")
-        return _analysis(knowledge_of(match, seat), match.table)
+        return _analysis(knowledge_of(match, seat), match.table, limit)
 
 
 @blp.route("/hint")
@@ -115,17 +117,21 @@ class PositionHint(MethodView):
 @blp.route("/analysis")
 class PositionAnalysis(MethodView):
     @blp.arguments(PositionHintSchema)
+    @blp.arguments(ListedMovesQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, MoveAnalysesSchema)
     @blp.documents(
         "getPositionAnalysis",
-        {422: "The position is not valid or not consistent; `errors` says where."},
+        {
+            422: "The position is not valid or not consistent, or `limit` is out of its "
+            "range; `errors` says where."
+        },
     )
-    def post(self, body: dict[str, Any]) -> Any:
+    def post(self, body: dict[str, Any], limit: int) -> Any:
         """Analysis of a position
 
         Every legal move in a position you describe (as for a hint), with the expert's
         estimate of each, best first. Counted as a hint."""
-        return _analysis(knowledge_from(body), parse_cards(body["table"]))
+        return _analysis(knowledge_from(body), parse_cards(body["table"]), limit)
 
 
 def knowledge_from(body: dict[str, Any]) -> Knowledge:
@@ -170,8 +176,9 @@ def new_rng() -> random.Random:
     return random.Random(secrets.randbits(64))
 
 
-def _analysis(knowledge: Knowledge, table: list[Card]) -> dict[str, Any]:
-    """The analysis of every legal move, with the hints' budget and deadline."""
+def _analysis(knowledge: Knowledge, table: list[Card], limit: int) -> dict[str, Any]:
+    """The analysis of every legal move, with the hints' budget and deadline; the first
+    ``limit`` moves of it listed."""
     found: Analysis = analyse(knowledge, new_rng(), bot_settings().expert_budget_ms)
     return {
         "seat": found.seat,
@@ -181,7 +188,8 @@ def _analysis(knowledge: Knowledge, table: list[Card]) -> dict[str, Any]:
         "worlds": found.worlds,
         "cut": found.cut,
         "categories": list(found.categories),
-        "moves": [_estimate_view(estimate, table) for estimate in found.moves],
+        "moves": [_estimate_view(estimate, table) for estimate in found.moves[:limit]],
+        "truncated": len(found.moves) > limit,
     }
 
 

@@ -285,7 +285,11 @@ class MoveAnalysesSchema(ResponseSchema):
             "value, its points those of the principal line's end."
         },
     )
-    legal = Integer(metadata={"description": "How many legal moves there are (all in `moves`)."})
+    legal = Integer(
+        metadata={
+            "description": "How many legal moves there are (all in `moves` unless `truncated`)."
+        }
+    )
     evaluated = Integer(
         metadata={
             "description": "How many moves were evaluated: the first ones in the order "
@@ -315,6 +319,10 @@ class MoveAnalysesSchema(ResponseSchema):
         fields.Nested(MoveAnalysisSchema),
         metadata={
             "description": "Every legal move, once: the evaluated ones best first (by "
-            "`value`), then the others."
+            "`value`), then the others; unless `truncated`, then the first `limit`."
         },
+    )
+    truncated = fields.Boolean(
+        required=True,
+        metadata={"description": "There are more legal moves (`legal`) than `moves` lists."},
     )

@@ -1,0 +1,42 @@
+"""Who a request comes from, as the per-address limits count it: the client's address
+widened to its network prefix (``ADDRESS_PREFIX_V4``, default /32: the address itself;
+``ADDRESS_PREFIX_V6``, default /64: one IPv6 subscriber is usually given a whole /64, and
+each of its 2**64 addresses would otherwise count apart). Every per-address limit keys on
+:func:`client_key`: the rate limits and quotas (service/api/ratelimit.py) and the streams
+open at once (service/api/resources/games/stream.py)."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from flask import current_app, request
+
+
+def client_key(address: str | None = None) -> str:
+    """The network ``address`` belongs to (default: the request's client address, after
+    ``TRUSTED_PROXIES``), as ``<network>/<prefix>``; an IPv4 address mapped into IPv6
+    (``::ffff:192.0.2.1``) counts as the IPv4 address it is. Something that is not an IP
+    address (a Unix socket's peer) is its own key."""
+    raw = request.remote_addr if address is None else address
+    try:
+        ip = ipaddress.ip_address(str(raw))
+    except ValueError:
+        return str(raw)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    setting = "ADDRESS_PREFIX_V4" if ip.version == 4 else "ADDRESS_PREFIX_V6"
+    prefix = int(current_app.config[setting])
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
+
+
+#: The widest prefix each family allows.
+_BITS = {"ADDRESS_PREFIX_V4": 32, "ADDRESS_PREFIX_V6": 128}
+
+
+def check_settings(config: dict[str, object]) -> None:
+    """Refuse to start with a prefix its family cannot have (else every request would
+    fail to be counted)."""
+    for setting, bits in _BITS.items():
+        value = config[setting]
+        if not isinstance(value, int) or not 0 <= value <= bits:
+            raise RuntimeError(f"{setting} must be a prefix length from 0 to {bits}, not {value!r}")
