@@ -1,0 +1,151 @@
+"""Slow and idle clients cannot stop an instance reached directly (issue 26, item 2):
+gunicorn's worker (service/serving.py) reads each request whole in its event loop, with
+deadlines, before a thread serves it; a thread's write to a client that never reads
+gives up. Against gunicorn as deployed (tests/live.py), on loopback.
+
+`make slowclients` (tests/bench/slowclients.py) is the longer measure of the first test;
+its figures are in docs/reliability.md."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.bench.slowclients import Attack, run
+from tests.conftest import ExternalRedis
+from tests.devredis import RedisServer
+from tests.live import LiveService
+
+#: The deadline of the instance the short tests run against (CLIENT_TIMEOUT_SECONDS).
+SHORT_TIMEOUT = 2.0
+
+
+def test_slow_and_idle_clients_leave_an_instance_answering(
+    redis_server: RedisServer | ExternalRedis,
+) -> None:
+    """450 connections sending a header line every 20 s, 450 sending a body a byte every
+    3 s, 20 pipelining 40 requests they never read, and 150 bare connects a second, for
+    12 s (past the 10 s deadline, so the slow ones are refused and come back): /healthz
+    and a game's view, each on a new connection, answer within 1 s throughout. Before,
+    the slow clients held every thread and neither answered for over 10 s."""
+    with LiveService(redis_server.url) as service:
+        result = run(service, Attack(), seconds=12.0)
+        summary = result.summary()
+        for name, latencies in result.latencies.items():
+            assert len(latencies) >= 20, summary
+            assert max(latencies) <= 1.0, summary[name]
+        # the slow requests met their deadline: a 408 each, the connection closed
+        assert result.tally.answered_408 >= 450, summary["attackers"]
+        assert result.tally.closed_by_service.get("bare", 0) > 0, summary["attackers"]
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+@pytest.fixture(scope="module")
+def short_deadlines(redis_server: RedisServer | ExternalRedis) -> Iterator[LiveService]:
+    with LiveService(redis_server.url, CLIENT_TIMEOUT_SECONDS=str(SHORT_TIMEOUT)) as service:
+        yield service
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+def read_answer(sock: socket.socket) -> bytes:
+    """Everything the service sends until it closes the connection."""
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    return answer
+
+
+def test_a_request_not_whole_by_the_deadline_is_answered_408(
+    short_deadlines: LiveService,
+) -> None:
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        answer = read_answer(sock)
+        waited = time.monotonic() - started
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0] == "HTTP/1.1 408 Request Timeout", answer
+    assert "Content-Type: application/problem+json" in lines
+    problem = json.loads(body)
+    assert problem["status"] == 408 and problem["type"] == "about:blank"
+    assert "did not arrive whole within 2 s" in problem["detail"]
+    assert SHORT_TIMEOUT - 0.5 <= waited <= SHORT_TIMEOUT + 2.0
+
+
+def test_a_connection_that_sends_nothing_is_closed_without_an_answer(
+    short_deadlines: LiveService,
+) -> None:
+    """After keepalive (5 s) with no byte, as a kept-alive connection is."""
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        started = time.monotonic()
+        assert read_answer(sock) == b""
+        assert 4.0 <= time.monotonic() - started <= 8.0
+
+
+def test_requests_sent_in_pieces_within_the_deadline_are_served(
+    short_deadlines: LiveService,
+) -> None:
+    """A head and a body in pieces, a chunked body, a body sent after `100 Continue`,
+    and pipelined requests: each is read whole, then answered as before."""
+    port = short_deadlines.port
+    body = b'{"variant": "scopa"}'
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        # 1. in pieces, a pause after each
+        for piece in (
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\n",
+            b"Content-Type: application/json\r\n",
+            b"Content-Length: %d\r\n\r\n" % len(body),
+            body[:5],
+            body[5:],
+        ):
+            sock.sendall(piece)
+            time.sleep(0.2)
+        # 2. chunked, then 3. a GET pipelined behind it, on the same connection
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n5\r\n" + body[:5] + b"\r\n"
+        )
+        time.sleep(0.2)
+        sock.sendall(
+            b"%x\r\n" % (len(body) - 5)
+            + body[5:]
+            + b"\r\n0\r\n\r\n"
+            + b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        answer = read_answer(sock)
+    assert answer.count(b"HTTP/1.1 201 CREATED\r\n") == 2, answer[:600]
+    assert answer.count(b"HTTP/1.1 200 OK\r\n") == 1, answer[-300:]
+    # 4. Expect: 100-continue: the body is asked for before it is sent
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Connection: close\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body)
+        )
+        assert sock.recv(100).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(body)
+        assert b"HTTP/1.1 201 CREATED\r\n" in read_answer(sock)
+
+
+def test_a_client_that_never_reads_its_answers_is_let_go(
+    short_deadlines: LiveService,
+) -> None:
+    """40 pipelined requests for /openapi.json (200 KB each), never read: the thread
+    writing the answers gives up after CLIENT_TIMEOUT_SECONDS and closes the connection
+    (a line in the log, not an error); before, it waited as long as the client did."""
+    service = short_deadlines
+    request = f"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:{service.port}\r\n\r\n".encode()
+    said = "did not read its answer within"
+    before = service.log_text().count(said)
+    with socket.create_connection(("127.0.0.1", service.port), timeout=30) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(request * 40)
+        deadline = time.monotonic() + SHORT_TIMEOUT + 20
+        while service.log_text().count(said) == before:
+            assert time.monotonic() < deadline, service.log_tail()
+            assert service.session.get(service.url + "/healthz", timeout=1).status_code == 200
+            time.sleep(0.1)
