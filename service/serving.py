@@ -18,6 +18,13 @@ slow connection costs a file descriptor and its bytes, never a thread. Its deadl
   for a request handed over unread: not valid HTTP, or past MAX_BODY_BYTES) fails after
   CLIENT_TIMEOUT_SECONDS (SO_SNDTIMEO, SO_RCVTIMEO), and the connection is closed.
 
+Closing. gthread closes a connection it will not keep alive as RFC 9112 section 9.6 says
+(gunicorn's close_graceful: its side shut, what the client still sends read until the
+client closes, 2 s at most), but in its event loop, blocking: a client that neither
+reads nor closes stopped the whole worker 2 s a connection (`make slowclients` saw 11 s).
+Here the event loop lingers the same way without blocking: the socket waits in the
+selector for the client's end, 2 s at most.
+
 A request that is not valid HTTP (a malformed request line or header, a transfer
 coding gunicorn does not know, headers too large) never reaches the app: gunicorn
 answers it, with an HTML page. This worker lets gunicorn decide the status, as it
@@ -114,6 +121,22 @@ class _Reading:
         self.continued = False
 
 
+#: How long a closing connection waits for the client's end, and how much of what the
+#: client still sends it reads meanwhile (as gunicorn's close_graceful).
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 65536
+
+
+class _Lingering:
+    """A connection closing: its side shut, the client's end awaited."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock = sock
+        self.deadline = deadline
+        self.drained = 0
+        self.closed = False
+
+
 class ProblemThreadWorker(ThreadWorker):
     """gthread's worker, each request read whole before a thread serves it, gunicorn's
     own error pages sent as problems."""
@@ -127,6 +150,8 @@ class ProblemThreadWorker(ThreadWorker):
         # is gone, or has a later deadline since, is skipped when it comes up.
         self.deadlines: list[tuple[float, int, _Reading]] = []
         self.order = itertools.count()
+        # (deadline, order, connection): the closing connections, the next to end first.
+        self.lingering: list[tuple[float, int, _Lingering]] = []
         super().init_process()
 
     def enqueue_req(self, conn: Any) -> None:
@@ -178,6 +203,9 @@ class ProblemThreadWorker(ThreadWorker):
             self._expire_at(reading, time.monotonic() + self.client_timeout)
         if not reading.buffer.feed(data):
             if reading.buffer.expects_continue and not reading.continued:
+                # The body is asked for here, where it is read. (gunicorn sends its own
+                # 100 once the thread has the request: a second interim answer, which
+                # HTTP allows any number of, RFC 9110 section 15.2.)
                 reading.continued = True
                 self._send(sock, b"HTTP/1.1 100 Continue\r\n\r\n")
             return
@@ -202,16 +230,60 @@ class ProblemThreadWorker(ThreadWorker):
 
     def _drop(self, reading: _Reading, answer: bytes = b"") -> None:
         self._forget(reading)
-        if answer:
-            self._send(reading.conn.sock, answer)
         self.nr_conns -= 1
-        reading.conn.close()
+        if answer:
+            # Answered, then closed without cutting the answer short (lingering).
+            self._send(reading.conn.sock, answer)
+            self._linger(reading.conn.sock)
+        else:
+            reading.conn.close()
 
     @staticmethod
     def _send(sock: socket.socket, data: bytes) -> None:
         """A few bytes to a non-blocking socket, as much as it takes (best effort)."""
         with contextlib.suppress(OSError):
             sock.send(data)
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        """gthread's, but a connection that closes lingers in the event loop (above)."""
+        if fs.cancelled() or fs.exception() is not None or fs.result() is not False:
+            super().finish_request(conn, fs)
+            return
+        self.nr_conns -= 1
+        self._linger(conn.sock)
+
+    def _linger(self, sock: socket.socket) -> None:
+        try:
+            sock.setblocking(False)
+            sock.shutdown(socket.SHUT_WR)
+            lingering = _Lingering(sock, time.monotonic() + LINGER_SECONDS)
+            self.poller.register(
+                sock, selectors.EVENT_READ, partial(self.on_lingering_bytes, lingering)
+            )
+        except (OSError, ValueError, KeyError):
+            util.close(sock)
+            return
+        heapq.heappush(self.lingering, (lingering.deadline, next(self.order), lingering))
+
+    def on_lingering_bytes(self, lingering: _Lingering, sock: socket.socket) -> None:
+        """What a closing connection's client still sends, dropped; its end, closed."""
+        try:
+            data = sock.recv(LINGER_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        lingering.drained += len(data)
+        if not data or lingering.drained >= LINGER_BYTES:
+            self._close_lingering(lingering)
+
+    def _close_lingering(self, lingering: _Lingering) -> None:
+        if lingering.closed:
+            return
+        lingering.closed = True
+        with contextlib.suppress(KeyError, ValueError, OSError):
+            self.poller.unregister(lingering.sock)
+        util.close(lingering.sock)
 
     def murder_pending(self) -> None:
         """gthread's pending connections, then the requests past their deadline: 408
@@ -227,6 +299,8 @@ class ProblemThreadWorker(ThreadWorker):
             if self.reading.get(reading.conn.sock) is not reading or reading.deadline > deadline:
                 continue  # handed over or dropped since, or given a later deadline
             self._drop(reading, self._timed_out() if reading.buffer.data else b"")
+        while self.lingering and self.lingering[0][0] <= now:
+            self._close_lingering(heapq.heappop(self.lingering)[2])
 
     def _timed_out(self) -> bytes:
         self.log.info("a request did not arrive whole within %ss: 408", self.client_timeout)

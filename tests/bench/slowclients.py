@@ -235,8 +235,9 @@ class Attacker(threading.Thread):
         conn.sock.close()
 
 
-def probe(port: int, path: str) -> float:
-    """Seconds until ``GET path`` on a new connection is answered 200 (else the timeout)."""
+def probe(port: int, path: str, failures: list[str]) -> float:
+    """Seconds until ``GET path`` on a new connection is answered 200 (else the timeout,
+    and what went wrong added to ``failures``)."""
     start = time.monotonic()
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=PROBE_TIMEOUT)
     try:
@@ -244,8 +245,10 @@ def probe(port: int, path: str) -> float:
         response = connection.getresponse()
         response.read()
         if response.status != 200:
+            failures.append(f"{path}: {response.status}")
             return PROBE_TIMEOUT
-    except OSError:
+    except OSError as exc:
+        failures.append(f"{path}: {exc!r} after {time.monotonic() - start:.1f} s")
         return PROBE_TIMEOUT
     finally:
         connection.close()
@@ -258,6 +261,9 @@ class Result:
 
     latencies: dict[str, list[float]]
     tally: Tally
+    #: The bystander's requests that failed (an error, or a status other than 200), or
+    #: took over 1 s (when, from the start).
+    failures: list[str]
     seconds: float
     cpu_seconds: float
 
@@ -279,6 +285,7 @@ class Result:
             "connect_failures": self.tally.connect_failures,
             "most_open_at_once": self.tally.most_open,
         }
+        found["bystander_failures"] = self.failures
         found["service_cpu_seconds"] = round(self.cpu_seconds, 2)
         found["seconds"] = round(self.seconds, 1)
         return found
@@ -311,6 +318,8 @@ def run(
     paths = {"healthz": "/healthz", "game view": game_path}
     latencies: dict[str, list[float]] = {name: [] for name in paths}
     tally = Tally()
+    failures: list[str] = []
+    slow: list[str] = []
     attacker = Attacker(service.port, game_path, attack, tally)
     pids = [service.master_pid, *service.worker_pids()]
     cpu_before = _cpu_seconds(pids)
@@ -320,12 +329,17 @@ def run(
         while time.monotonic() - start < seconds:
             tick = time.monotonic()
             for name, path in paths.items():
-                latencies[name].append(probe(service.port, path))
+                latency = probe(service.port, path, failures)
+                latencies[name].append(latency)
+                if latency > 1.0:
+                    slow.append(f"{name}: {latency:.2f} s at {tick - start:.1f} s")
             time.sleep(max(0.0, probe_interval - (time.monotonic() - tick)))
     finally:
         attacker.stopping.set()
         attacker.join(timeout=30)
-    return Result(latencies, tally, time.monotonic() - start, _cpu_seconds(pids) - cpu_before)
+    return Result(
+        latencies, tally, failures + slow, time.monotonic() - start, _cpu_seconds(pids) - cpu_before
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
