@@ -21,6 +21,11 @@ from typing import Any
 
 from gunicorn.http.parser import RequestParser
 
+#: The largest request head read (the request line and the header fields): 32 KiB, as
+#: nginx's default (large_client_header_buffers 4 8k). This API's requests need a few
+#: hundred bytes; gunicorn alone would read up to 800 KiB.
+MAX_HEAD_BYTES = 32 * 1024
+
 #: The bytes that may end a head or a chunked body (an empty line), with bare LFs,
 #: which gunicorn's parser refuses once it sees them.
 _LINE_ENDS = (b"\n\r\n", b"\n\n")
@@ -52,32 +57,40 @@ class RequestBuffer:
         self.expects_continue = False
         #: How many bytes a whole request takes, once its head told (a known length).
         self._needed: int | None = None
-        # The largest head gunicorn accepts (0 means no limit there: 1 MiB here).
-        fields = cfg.limit_request_fields or 32768
-        line = cfg.limit_request_line or 65536
-        field = cfg.limit_request_field_size or 65536
-        self.max_head = min(line + fields * (field + 2) + 4, 1 << 20)
+        self._head_read = False
+        #: Whether the head grew past MAX_HEAD_BYTES without ending (answered 431).
+        self.too_large = False
 
     def feed(self, chunk: bytes) -> bool:
         """Add the bytes read; True when the buffer holds a whole request (or one that
-        gunicorn refuses, or one past the size limits: the thread answers it)."""
+        gunicorn refuses, or a body past ``max_body``: the thread answers it). A head
+        past MAX_HEAD_BYTES sets :attr:`too_large` instead (and False)."""
         start = len(self.data)
         self.data += chunk
         if self._needed is not None:
             return len(self.data) >= self._needed
         window = bytes(self.data[max(0, start - 2) :])
-        if any(end in window for end in _LINE_ENDS):
-            return self._parse()
-        return len(self.data) > self.max_head + self.max_body
+        if any(end in window for end in _LINE_ENDS) and self._parse():
+            return True
+        if not self._head_read:
+            self.too_large = len(self.data) > MAX_HEAD_BYTES
+            return False
+        # A chunked body: past the largest, handed over as it stands (the app refuses it).
+        return len(self.data) > self._chunked_limit
+
+    @property
+    def _chunked_limit(self) -> int:
+        return MAX_HEAD_BYTES + self.max_body + 65536
 
     def _parse(self) -> bool:
         parser = RequestParser(self.cfg, _source(bytes(self.data)), self.peer)
         try:
             request = next(parser)
         except _Incomplete:
-            return len(self.data) > self.max_head
+            return False
         except Exception:  # noqa: BLE001 - not valid HTTP: the thread's parser refuses it
             return True
+        self._head_read = True
         rest = parser.unreader.take_buffered()
         body_start = len(self.data) - len(rest)
         headers = dict(request.headers)
@@ -91,7 +104,7 @@ class RequestBuffer:
                 while request.body.read(65536):
                     pass
             except _Incomplete:
-                return len(self.data) > self.max_head + self.max_body + 65536
+                return len(self.data) > self._chunked_limit
             except Exception:  # noqa: BLE001 - a malformed chunk: refused in the thread
                 return True
             return True

@@ -14,6 +14,8 @@ slow connection costs a file descriptor and its bytes, never a thread. Its deadl
   kept-alive one is;
 - a request must be whole within CLIENT_TIMEOUT_SECONDS (10) of its first byte, else it
   is answered 408 (a problem) and the connection closed;
+- a head past 32 KiB is answered 431; and the requests a worker is reading hold at most
+  REQUEST_BUFFER_BYTES (64 MiB) together: the read that would pass it is answered 503;
 - a thread's write to a client that does not read (and a read the thread still makes,
   for a request handed over unread: not valid HTTP, or past MAX_BODY_BYTES) fails after
   CLIENT_TIMEOUT_SECONDS (SO_SNDTIMEO, SO_RCVTIMEO), and the connection is closed.
@@ -52,7 +54,7 @@ from gunicorn.http2 import negotiation
 from gunicorn.workers.gthread import ThreadWorker
 
 from service import config
-from service.request_reading import RequestBuffer
+from service.request_reading import MAX_HEAD_BYTES, RequestBuffer
 
 #: The status line and the message of the HTML page gunicorn writes.
 _STATUS = re.compile(rb"^HTTP/1\.[01] (\d{3}) ([^\r\n]*)")
@@ -145,6 +147,9 @@ class ProblemThreadWorker(ThreadWorker):
         settings = config.from_env()
         self.client_timeout = float(settings["CLIENT_TIMEOUT_SECONDS"])
         self.max_body = int(settings["MAX_CONTENT_LENGTH"])
+        #: Bytes of requests not yet whole, over every connection, and the most allowed.
+        self.buffered = 0
+        self.buffer_budget = int(settings["REQUEST_BUFFER_BYTES"])
         self.reading: dict[Any, _Reading] = {}
         # (deadline, order, reading): the next to expire first. An entry whose reading
         # is gone, or has a later deadline since, is skipped when it comes up.
@@ -183,6 +188,7 @@ class ProblemThreadWorker(ThreadWorker):
                 return
         conn.sock.setblocking(False)
         self.reading[conn.sock] = reading
+        self.buffered += len(reading.buffer.data)
         self._expire_at(reading, reading.deadline)
         self.poller.register(
             conn.sock, selectors.EVENT_READ, partial(self.on_request_bytes, reading)
@@ -201,7 +207,15 @@ class ProblemThreadWorker(ThreadWorker):
             return
         if not reading.buffer.data:
             self._expire_at(reading, time.monotonic() + self.client_timeout)
-        if not reading.buffer.feed(data):
+        if self.buffered + len(data) > self.buffer_budget:
+            self._drop(reading, self._over_budget())
+            return
+        self.buffered += len(data)
+        whole = reading.buffer.feed(data)
+        if reading.buffer.too_large:
+            self._drop(reading, self._head_too_large())
+            return
+        if not whole:
             if reading.buffer.expects_continue and not reading.continued:
                 # The body is asked for here, where it is read. (gunicorn sends its own
                 # 100 once the thread has the request: a second interim answer, which
@@ -225,6 +239,7 @@ class ProblemThreadWorker(ThreadWorker):
 
     def _forget(self, reading: _Reading) -> None:
         del self.reading[reading.conn.sock]
+        self.buffered -= len(reading.buffer.data)
         with contextlib.suppress(KeyError, ValueError, OSError):
             self.poller.unregister(reading.conn.sock)
 
@@ -309,6 +324,26 @@ class ProblemThreadWorker(ThreadWorker):
             "Request Timeout",
             f"The request did not arrive whole within {self.client_timeout:g} s of its "
             "first byte, and was not read. Send the whole request at once, then retry.",
+        )
+
+    def _head_too_large(self) -> bytes:
+        return problem_bytes(
+            431,
+            "Request Header Fields Too Large",
+            f"The request's head (its request line and header fields) is over "
+            f"{MAX_HEAD_BYTES // 1024} KiB, and was not read. Send fewer or shorter "
+            "header fields.",
+        )
+
+    def _over_budget(self) -> bytes:
+        self.log.warning(
+            "requests being read hold over REQUEST_BUFFER_BYTES (%s): 503", self.buffer_budget
+        )
+        return problem_bytes(
+            503,
+            "Service Unavailable",
+            "The service is reading too many requests at once to read this one. "
+            "Retry in a few seconds.",
         )
 
     def handle_request(self, req: Any, conn: Any) -> bool:

@@ -8,6 +8,7 @@ its figures are in docs/reliability.md."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -15,7 +16,9 @@ from collections.abc import Iterator
 
 import pytest
 import requests
+from gunicorn.config import Config as GunicornConfig
 
+from service.request_reading import RequestBuffer
 from tests.bench.slowclients import Attack, run
 from tests.conftest import ExternalRedis
 from tests.devredis import RedisServer
@@ -174,3 +177,74 @@ def test_clients_that_never_close_do_not_stall_the_worker(
     finally:
         for sock in stubborn:
             sock.close()
+
+
+def test_a_head_past_32_kib_is_refused_431(short_deadlines: LiveService) -> None:
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        with contextlib.suppress(ConnectionError):  # the service may close mid-send
+            for n in range(40):
+                sock.sendall(b"X-Filler-%d: %s\r\n" % (n, b"y" * 1000))
+        answer = read_answer(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"), answer[:200]
+    problem = json.loads(body)
+    assert problem["status"] == 431 and "over 32 KiB" in problem["detail"]
+
+
+def test_requests_being_read_hold_at_most_the_buffer_budget(
+    redis_server: RedisServer | ExternalRedis,
+) -> None:
+    """REQUEST_BUFFER_BYTES (here 100,000, one worker): two requests each 50,000 bytes
+    into a 60,000-byte body; the read that passes the budget is answered 503, the other
+    request is read whole and served."""
+    with LiveService(
+        redis_server.url, WEB_CONCURRENCY="1", REQUEST_BUFFER_BYTES="100000"
+    ) as service:
+        head = (
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Connection: close\r\nContent-Length: 60000\r\n\r\n"
+        )
+        first = socket.create_connection(("127.0.0.1", service.port), timeout=30)
+        second = socket.create_connection(("127.0.0.1", service.port), timeout=30)
+        with first, second:
+            first.sendall(head + b" " * 50_000)
+            with contextlib.suppress(ConnectionError):
+                second.sendall(head + b" " * 50_000)
+            refused = read_answer(second)
+            first.sendall(b" " * 10_000)
+            served = read_answer(first)
+        assert refused.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), refused[:200]
+        assert json.loads(refused.partition(b"\r\n\r\n")[2])["status"] == 503
+        # read whole and given to the app, which found no JSON in it
+        assert served.startswith(b"HTTP/1.1 400 "), served[:200]
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+class TestRequestBuffer:
+    """service/request_reading.py: whole when gunicorn's parser reads the request to
+    its end from the bytes buffered."""
+
+    @staticmethod
+    def fed(*pieces: bytes, max_body: int = 65536) -> list[bool]:
+        buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), max_body)
+        return [buffer.feed(piece) for piece in pieces]
+
+    def test_a_head_then_a_body_of_known_length(self) -> None:
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
+        assert self.fed(head, b"\r\n", b"ab", b"cd") == [False, False, False, True]
+        assert self.fed(head + b"\r\nabcdGET / HTTP/1.1\r\n") == [True]  # pipelined
+
+    def test_a_chunked_body_is_whole_with_its_last_chunk(self) -> None:
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        assert self.fed(head, b"2\r\nab\r\n", b"0\r\n", b"\r\n") == [False, False, False, True]
+
+    def test_what_gunicorn_refuses_or_the_app_will_refuse_goes_on_at_once(self) -> None:
+        assert self.fed(b"GET /a b HTTP/1.1\r\nHost: x\r\n\r\n") == [True]
+        big = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
+        assert self.fed(big, max_body=10) == [True]
+
+    def test_a_head_past_the_limit_is_too_large(self) -> None:
+        buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 65536)
+        assert not buffer.feed(b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 6000)
+        assert buffer.too_large
