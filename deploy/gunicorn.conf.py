@@ -155,7 +155,8 @@ def when_ready(server):
 
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
-    start_http_server(int(port), addr="0.0.0.0", registry=registry)
+    # On HOST too: 127.0.0.1 unless set (the image and the manifests set 0.0.0.0).
+    start_http_server(int(port), addr=_host, registry=registry)
     server.log.info("metrics on port %s", port)
 
 
