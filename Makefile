@@ -11,9 +11,12 @@
 # python3.11 if it is on PATH, else python3 (checked to be >= 3.11 below).
 PYTHON ?= $(if $(firstword $(wildcard $(addsuffix /python3.11,$(subst :, ,$(PATH))))),python3.11,python3)
 VENV = .venv
+# `make run` listens on this machine only unless HOST says otherwise (HOST=0.0.0.0: every
+# interface; put a buffering proxy with TLS in front then: README, Deploying).
+HOST ?= 127.0.0.1
 PORT ?= 8000
 WEB_CONCURRENCY ?= 2
-export PORT WEB_CONCURRENCY
+export HOST PORT WEB_CONCURRENCY
 
 VENV_PY = $(VENV)/bin/python
 SERVE_STAMP = $(VENV)/.installed-serve
@@ -33,7 +36,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest clock-flood hostile scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -77,7 +80,7 @@ install: venv ## Alias of venv
 # says which and why, and each gunicorn worker logs the engine it imported
 # (`scopa_engine_info` in /metrics); SCOPA_ENGINE makes the app refuse to start on
 # another engine than the one announced.
-run: $(SERVE_STAMP) ## Serve the API (gunicorn, on PORT, default 8000) and a background worker, next to a private Redis (data in .run/redis); the compiled engine when a C compiler exists
+run: $(SERVE_STAMP) ## Serve the API (gunicorn, on HOST:PORT, default 127.0.0.1:8000) and a background worker, next to a private Redis (data in .run/redis); the compiled engine when a C compiler exists
 	@mkdir -p .run && [ -s .run/secret ] || $(VENV_PY) -c 'import secrets; print(secrets.token_urlsafe(32))' > .run/secret
 ifneq ($(HAVE_CC),)
 	@$(MAKE) --no-print-directory $(COMPILE_STAMP) \
@@ -211,6 +214,10 @@ clock-flood: $(STAMP) ## A 5-second turn clock against 12 bot-only scopone match
 PARALLEL ?= 1
 hostile: $(STAMP) ## What one address costs within the default limits (gunicorn + rq worker, loopback): SECONDS=30 PARALLEL=1 thread a costly quota
 	$(VENV_PY) -m tests.bench.hostile --seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30) --parallel $(PARALLEL)
+
+SLOWCLIENTS_ARGS ?=
+slowclients: $(STAMP) ## One instance (2 workers, loopback) under 450 slow-header, 450 slow-body, 20 never-reading and 150/s idle connections for 40 s: the bystander's latency; SLOWCLIENTS_ARGS=--help
+	$(VENV_PY) -m tests.bench.slowclients $(SLOWCLIENTS_ARGS)
 
 scaling: $(STAMP) ## Moves/s with 1, 2, 4 service instances, on one Redis and on a 3-master Redis Cluster (loopback); SCALING_ARGS=--help
 	$(VENV_PY) -m tests.bench.scaling $(SCALING_ARGS)

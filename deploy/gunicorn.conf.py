@@ -3,7 +3,10 @@
 The app is stateless (every match lives in Redis), so any number of workers and
 replicas can serve any request.  Tunables come from the environment:
 
-    PORT                port to listen on, on all interfaces (default 8000)
+    HOST                the address to listen on (default 127.0.0.1: this machine only);
+                        the image, compose and the Kubernetes manifests set 0.0.0.0, as
+                        a container must listen on all its interfaces
+    PORT                port to listen on (default 8000)
     WEB_CONCURRENCY     worker processes (default 2)
     GUNICORN_THREADS    threads per worker for ordinary requests (default 4)
     STREAMS_PER_WORKER  event streams a worker holds at once, each on a thread of its
@@ -28,14 +31,30 @@ ordinary requests.
 """
 
 import os
+import resource
 import sys
 import tempfile
 
-bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+_host = os.environ.get("HOST", "127.0.0.1")
+bind = f"[{_host}]" if ":" in _host else _host  # an IPv6 address in brackets
+bind += f":{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-# gthread's worker, gunicorn's own error pages (for requests that are not valid HTTP)
-# sent as RFC 9457 problems: service/serving.py.
+# gthread's worker, each request read whole in its event loop before a thread serves it
+# (slow clients cost a file descriptor, not a thread), gunicorn's own error pages (for
+# requests that are not valid HTTP) sent as RFC 9457 problems: service/serving.py.
 worker_class = "service.serving.ProblemThreadWorker"
+# Connections a worker holds open (idle, being read, served); past it, it stops accepting.
+# Slow or idle ones cost only a file descriptor each, so many: 450 slow-header, 450
+# slow-body and 150 idle connects a second stay well under it (docs/reliability.md).
+worker_connections = 4000
+# As many file descriptors as that takes (the soft limit raised to the hard one, if lower).
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+_wanted = worker_connections + 1024
+if _soft != resource.RLIM_INFINITY and _soft < _wanted:
+    resource.setrlimit(
+        resource.RLIMIT_NOFILE,
+        (_wanted if _hard == resource.RLIM_INFINITY else min(_wanted, _hard), _hard),
+    )
 threads = int(os.environ.get("GUNICORN_THREADS", "4")) + int(
     os.environ.get("STREAMS_PER_WORKER", "200")
 )
@@ -136,7 +155,8 @@ def when_ready(server):
 
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
-    start_http_server(int(port), addr="0.0.0.0", registry=registry)
+    # On HOST too: 127.0.0.1 unless set (the image and the manifests set 0.0.0.0).
+    start_http_server(int(port), addr=_host, registry=registry)
     server.log.info("metrics on port %s", port)
 
 

@@ -39,6 +39,12 @@ the settebello. The rules are those of the project's rules reference, `docs/rule
 Seat tokens go in `Authorization: Bearer <token>`. A seat's view shows its own hand;
 no response ever shows another seat's cards or the stock. Every error is an RFC 9457
 `application/problem+json` object whose `detail` says what to do.
+
+Send each request whole: one that has not arrived whole (head and body) within 10 s of
+its first byte (the service's `CLIENT_TIMEOUT_SECONDS`, by default) is answered
+`408 Request Timeout` and its connection closed; a connection that sends nothing for 5 s
+is closed. A request
+that is not valid HTTP/1.1 is refused (400, 501, ...) before any operation reads it.
 """
 
 

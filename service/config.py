@@ -33,6 +33,13 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "GAME_TTL_SECONDS": int(env.get("GAME_TTL_SECONDS", DEFAULT_GAME_TTL_SECONDS)),
         # Requests larger than this are refused with 413 before they are read.
         "MAX_CONTENT_LENGTH": int(env.get("MAX_BODY_BYTES", 64 * 1024)),
+        # A request must arrive whole (head and body) within this many seconds of its
+        # first byte, else 408; a write to a client that does not read fails after as
+        # long, and its connection closes. Read by gunicorn's worker (service/serving.py).
+        "CLIENT_TIMEOUT_SECONDS": float(env.get("CLIENT_TIMEOUT_SECONDS", 10.0)),
+        # The bytes of requests not yet whole a gunicorn worker holds, over all its
+        # connections: the read that would pass it is answered 503 (service/serving.py).
+        "REQUEST_BUFFER_BYTES": int(env.get("REQUEST_BUFFER_BYTES", 64 * 1024 * 1024)),
         # The most connections to Redis a worker's pool opens: each of the worker's threads
         # keeps one (a stream's thread gives its back while it waits), and a few are lent
         # for one command at a time; past it, a request gets a 503.

@@ -35,6 +35,7 @@ APP = "service.app:create_app()"
 #: Settings the tests run the service with, unless a test says otherwise: no rate limits
 #: (the tests send far more than a client would), and short computer-player turns.
 DEFAULT_ENV = {
+    "HOST": "127.0.0.1",
     "WEB_CONCURRENCY": "2",
     "GUNICORN_THREADS": "4",
     **dict.fromkeys(LIMIT_SETTINGS, "0"),

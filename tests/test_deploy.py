@@ -361,3 +361,32 @@ def test_metrics_on_a_port_of_their_own(redis_server: RedisServer | ExternalRedi
             time.sleep(0.05)
         assert len(lines) == service.workers, lines
         assert all(f'"engine": "{engine}"' in line for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("host", "bind"),
+    [(None, "127.0.0.1:8000"), ("0.0.0.0", "0.0.0.0:8000"), ("::", "[::]:8000")],
+)
+def test_gunicorn_listens_on_this_machine_only_unless_host_says_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str | None, bind: str
+) -> None:
+    """`make run` (and gunicorn.conf.py) on 127.0.0.1 by default: an instance reached
+    directly has no proxy in front (README, Deploying)."""
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    monkeypatch.delenv("PORT", raising=False)
+    if host is None:
+        monkeypatch.delenv("HOST", raising=False)
+    else:
+        monkeypatch.setenv("HOST", host)
+    assert runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))["bind"] == bind
+
+
+def test_containers_listen_on_all_their_interfaces() -> None:
+    """The image, compose's API replicas and the Kubernetes pods set HOST=0.0.0.0: a
+    container is reached through its interfaces, never its loopback."""
+    env = [args for word, args in dockerfile_stages()[-1] if word == "ENV"]
+    assert any(re.search(r"(^|\s)HOST=0\.0\.0\.0(\s|$)", args) for args in env), env
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    assert compose["services"]["api"]["environment"]["HOST"] == "0.0.0.0"
+    (api,) = deployments()["scopa-api"]["spec"]["template"]["spec"]["containers"]
+    assert {"name": "HOST", "value": "0.0.0.0"} in api["env"]

@@ -1,0 +1,250 @@
+"""Slow and idle clients cannot stop an instance reached directly (issue 26, item 2):
+gunicorn's worker (service/serving.py) reads each request whole in its event loop, with
+deadlines, before a thread serves it; a thread's write to a client that never reads
+gives up. Against gunicorn as deployed (tests/live.py), on loopback.
+
+`make slowclients` (tests/bench/slowclients.py) is the longer measure of the first test;
+its figures are in docs/reliability.md."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+import requests
+from gunicorn.config import Config as GunicornConfig
+
+from service.request_reading import RequestBuffer
+from tests.bench.slowclients import Attack, run
+from tests.conftest import ExternalRedis
+from tests.devredis import RedisServer
+from tests.live import LiveService
+
+#: The deadline of the instance the short tests run against (CLIENT_TIMEOUT_SECONDS).
+SHORT_TIMEOUT = 2.0
+
+
+def test_slow_and_idle_clients_leave_an_instance_answering(
+    redis_server: RedisServer | ExternalRedis,
+) -> None:
+    """450 connections sending a header line every 20 s, 450 sending a body a byte every
+    3 s, 10 pipelining 40 requests they never read, and 150 bare connects a second, for
+    12 s (past the 10 s deadline, so the slow ones are refused and come back): /healthz
+    and a game's view, each on a new connection, answer within 1 s throughout. Before,
+    the slow clients held every thread and neither answered for over 10 s."""
+    with LiveService(redis_server.url) as service:
+        result = run(service, Attack(pipelined=10), seconds=12.0)
+        summary = result.summary()
+        for name, latencies in result.latencies.items():
+            assert len(latencies) >= 20, summary
+            assert max(latencies) <= 1.0, summary[name]
+        # the slow requests met their deadline: a 408 each, the connection closed
+        assert result.tally.answered_408 >= 450, summary["attackers"]
+        assert result.tally.closed_by_service.get("bare", 0) > 0, summary["attackers"]
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+@pytest.fixture(scope="module")
+def short_deadlines(redis_server: RedisServer | ExternalRedis) -> Iterator[LiveService]:
+    with LiveService(redis_server.url, CLIENT_TIMEOUT_SECONDS=str(SHORT_TIMEOUT)) as service:
+        yield service
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+def read_answer(sock: socket.socket) -> bytes:
+    """Everything the service sends until it closes the connection."""
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    return answer
+
+
+def test_a_request_not_whole_by_the_deadline_is_answered_408(
+    short_deadlines: LiveService,
+) -> None:
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        answer = read_answer(sock)
+        waited = time.monotonic() - started
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0] == "HTTP/1.1 408 Request Timeout", answer
+    assert "Content-Type: application/problem+json" in lines
+    problem = json.loads(body)
+    assert problem["status"] == 408 and problem["type"] == "about:blank"
+    assert "did not arrive whole within 2 s" in problem["detail"]
+    assert SHORT_TIMEOUT - 0.5 <= waited <= SHORT_TIMEOUT + 2.0
+
+
+def test_a_connection_that_sends_nothing_is_closed_without_an_answer(
+    short_deadlines: LiveService,
+) -> None:
+    """After keepalive (5 s) with no byte, as a kept-alive connection is."""
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        started = time.monotonic()
+        assert read_answer(sock) == b""
+        assert 4.0 <= time.monotonic() - started <= 8.0
+
+
+def test_requests_sent_in_pieces_within_the_deadline_are_served(
+    short_deadlines: LiveService,
+) -> None:
+    """A head and a body in pieces, a chunked body, a body sent after `100 Continue`,
+    and pipelined requests: each is read whole, then answered as before."""
+    port = short_deadlines.port
+    body = b'{"variant": "scopa"}'
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        # 1. in pieces, a pause after each
+        for piece in (
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\n",
+            b"Content-Type: application/json\r\n",
+            b"Content-Length: %d\r\n\r\n" % len(body),
+            body[:5],
+            body[5:],
+        ):
+            sock.sendall(piece)
+            time.sleep(0.2)
+        # 2. chunked, then 3. a GET pipelined behind it, on the same connection
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n5\r\n" + body[:5] + b"\r\n"
+        )
+        time.sleep(0.2)
+        sock.sendall(
+            b"%x\r\n" % (len(body) - 5)
+            + body[5:]
+            + b"\r\n0\r\n\r\n"
+            + b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        answer = read_answer(sock)
+    assert answer.count(b"HTTP/1.1 201 CREATED\r\n") == 2, answer[:600]
+    assert answer.count(b"HTTP/1.1 200 OK\r\n") == 1, answer[-300:]
+    # 4. Expect: 100-continue: the body is asked for before it is sent
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Connection: close\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body)
+        )
+        assert sock.recv(100).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(body)
+        assert b"HTTP/1.1 201 CREATED\r\n" in read_answer(sock)
+
+
+def test_a_client_that_never_reads_its_answers_is_let_go(
+    short_deadlines: LiveService,
+) -> None:
+    """40 pipelined requests for /openapi.json (200 KB each), never read: the thread
+    writing the answers gives up after CLIENT_TIMEOUT_SECONDS and closes the connection
+    (a line in the log, not an error); before, it waited as long as the client did."""
+    service = short_deadlines
+    request = f"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:{service.port}\r\n\r\n".encode()
+    said = "did not read its answer within"
+    before = service.log_text().count(said)
+    with socket.create_connection(("127.0.0.1", service.port), timeout=30) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(request * 40)
+        deadline = time.monotonic() + SHORT_TIMEOUT + 20
+        while service.log_text().count(said) == before:
+            assert time.monotonic() < deadline, service.log_tail()
+            assert service.session.get(service.url + "/healthz", timeout=1).status_code == 200
+            time.sleep(0.1)
+
+
+def test_clients_that_never_close_do_not_stall_the_worker(
+    short_deadlines: LiveService,
+) -> None:
+    """40 clients ask for /healthz with `Connection: close`, then neither read nor close:
+    each connection lingers up to 2 s for the client's end (RFC 9112 section 9.6) in the
+    event loop, without blocking it. gthread's own close waited in the event loop, and
+    the bystander's /healthz waited 2 s for each."""
+    service = short_deadlines
+    request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    stubborn = [socket.create_connection(("127.0.0.1", service.port)) for _ in range(40)]
+    try:
+        for sock in stubborn:
+            sock.sendall(request)
+        started = time.monotonic()
+        while time.monotonic() - started < 4.0:
+            asked = time.monotonic()
+            answer = requests.get(service.url + "/healthz", timeout=5)
+            assert answer.status_code == 200
+            assert time.monotonic() - asked <= 1.0
+    finally:
+        for sock in stubborn:
+            sock.close()
+
+
+def test_a_head_past_32_kib_is_refused_431(short_deadlines: LiveService) -> None:
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        with contextlib.suppress(ConnectionError):  # the service may close mid-send
+            for n in range(40):
+                sock.sendall(b"X-Filler-%d: %s\r\n" % (n, b"y" * 1000))
+        answer = read_answer(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"), answer[:200]
+    problem = json.loads(body)
+    assert problem["status"] == 431 and "over 32 KiB" in problem["detail"]
+
+
+def test_requests_being_read_hold_at_most_the_buffer_budget(
+    redis_server: RedisServer | ExternalRedis,
+) -> None:
+    """REQUEST_BUFFER_BYTES (here 100,000, one worker): two requests each 50,000 bytes
+    into a 60,000-byte body; the read that passes the budget is answered 503, the other
+    request is read whole and served."""
+    with LiveService(
+        redis_server.url, WEB_CONCURRENCY="1", REQUEST_BUFFER_BYTES="100000"
+    ) as service:
+        head = (
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Connection: close\r\nContent-Length: 60000\r\n\r\n"
+        )
+        first = socket.create_connection(("127.0.0.1", service.port), timeout=30)
+        second = socket.create_connection(("127.0.0.1", service.port), timeout=30)
+        with first, second:
+            first.sendall(head + b" " * 50_000)
+            with contextlib.suppress(ConnectionError):
+                second.sendall(head + b" " * 50_000)
+            refused = read_answer(second)
+            first.sendall(b" " * 10_000)
+            served = read_answer(first)
+        assert refused.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), refused[:200]
+        assert json.loads(refused.partition(b"\r\n\r\n")[2])["status"] == 503
+        # read whole and given to the app, which found no JSON in it
+        assert served.startswith(b"HTTP/1.1 400 "), served[:200]
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+class TestRequestBuffer:
+    """service/request_reading.py: whole when gunicorn's parser reads the request to
+    its end from the bytes buffered."""
+
+    @staticmethod
+    def fed(*pieces: bytes, max_body: int = 65536) -> list[bool]:
+        buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), max_body)
+        return [buffer.feed(piece) for piece in pieces]
+
+    def test_a_head_then_a_body_of_known_length(self) -> None:
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
+        assert self.fed(head, b"\r\n", b"ab", b"cd") == [False, False, False, True]
+        assert self.fed(head + b"\r\nabcdGET / HTTP/1.1\r\n") == [True]  # pipelined
+
+    def test_a_chunked_body_is_whole_with_its_last_chunk(self) -> None:
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        assert self.fed(head, b"2\r\nab\r\n", b"0\r\n", b"\r\n") == [False, False, False, True]
+
+    def test_what_gunicorn_refuses_or_the_app_will_refuse_goes_on_at_once(self) -> None:
+        assert self.fed(b"GET /a b HTTP/1.1\r\nHost: x\r\n\r\n") == [True]
+        big = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
+        assert self.fed(big, max_body=10) == [True]
+
+    def test_a_head_past_the_limit_is_too_large(self) -> None:
+        buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 65536)
+        assert not buffer.feed(b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 6000)
+        assert buffer.too_large
