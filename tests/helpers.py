@@ -12,6 +12,26 @@ from werkzeug.test import TestResponse
 from service.engine import Card, Match, Rules
 from service.engine.hand import Hand
 from service.engine.masks import mask_of
+from service.play.idempotency import unpack
+
+
+def everything_stored(url: str) -> str:
+    """Every string Redis holds (hash fields' values, lists, strings), kept answers
+    inflated (:func:`service.play.idempotency.pack`): to look for what must never be
+    stored as it is."""
+    import redis
+
+    found: list[str] = []
+    with redis.Redis.from_url(url, decode_responses=True) as client:
+        for key in client.keys("*"):
+            kind = client.type(key)
+            if kind == "hash":
+                found += [unpack(value).decode() for value in client.hvals(key)]
+            elif kind == "list":
+                found += client.lrange(key, 0, -1)
+            elif kind == "string":
+                found.append(client.get(key) or "")
+    return "\n".join(found)
 
 
 class Table:

@@ -25,6 +25,9 @@ LAYERS = {
     "service.config": set(),
     "service.app": {"service.api", "service.play", "service.config"},
     "service.worker": {"service.engine", "service.play", "service.config"},
+    # gunicorn's worker (deploy/gunicorn.conf.py), and how it frames the requests it reads.
+    "service.request_reading": set(),
+    "service.serving": {"service.config", "service.request_reading"},
 }
 LIBRARIES_ABOVE_THE_ENGINE = ("flask", "flask_smorest", "marshmallow", "webargs", "redis")
 

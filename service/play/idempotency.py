@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import zlib
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -92,7 +93,7 @@ class IdempotentRequest:
         """The (field, value) to store with the write this answer reports: the first
         slot, which a later answer kept there replaces."""
         value = {"k": self.name, "fp": self.fingerprint, **vars(answer)}
-        return self.slots[0], orjson.dumps(value)
+        return self.slots[0], pack(orjson.dumps(value))
 
     def replay(self, stored: list[Any]) -> Answer | None:
         """The answer to this request's key among ``stored`` (the slots' values, None
@@ -101,13 +102,31 @@ class IdempotentRequest:
         for value in stored:
             if value is None:
                 continue
-            data = orjson.loads(value)
+            data = orjson.loads(unpack(value))
             if data.get("k", self.name) != self.name:  # (no "k": named by the key's hash)
                 continue  # another key's answer: this one's was replaced, or never kept
             if data["fp"] != self.fingerprint:
                 raise IdempotencyKeyReusedError(self.key)
             return Answer(data["status"], data["body"], data["version"])
         return None
+
+
+#: What a compressed kept answer starts with (one kept before is plain JSON: ``{``).
+PACKED = b"z:"
+
+
+def pack(value: bytes) -> bytes:
+    """A kept answer as stored: deflated (an answer, a view and its events, is JSON that
+    shrinks about four times) and in base64, as the store's clients read text."""
+    return PACKED + base64.b64encode(zlib.compress(value))
+
+
+def unpack(stored: str | bytes) -> bytes:
+    """A kept answer as :func:`pack` stored it (or as stored before, plain JSON)."""
+    raw = stored.encode() if isinstance(stored, str) else stored
+    if raw.startswith(PACKED):
+        return zlib.decompress(base64.b64decode(raw[len(PACKED) :]))
+    return raw
 
 
 def move_slot(seat: int) -> str:

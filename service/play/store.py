@@ -6,7 +6,8 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
     scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included),
                                w = the id of the write that stored them,
                                n = the length of the event log they go with,
-                               idem:<slot> = an answer kept for an Idempotency-Key:
+                               idem:<slot> = an answer kept for an Idempotency-Key
+                               (deflated, base64: idempotency.pack):
                                idem:seat<n> a seat's latest keyed move, idem:join<n>
                                the join that took seat n, idem:<hash> the creation
     scopa:game:{<id>}:events   list of event JSON, oldest first

@@ -11,8 +11,10 @@ limits; the 429s it got are counted):
   moves), quota ``analysis``;
 - ``analysis``: ``POST /v1/analysis`` of the expert's worst searches (the positions of
   tests/test_deadlines.py, in turn), quota ``hints``;
-- ``bot-matches``: ``POST /v1/games``, scopone with four expert computer players to 100
-  points (played by the worker), quotas ``bots`` and ``creations``;
+- ``bot-matches``: ``POST /v1/games``, scopone with four expert computer players to the
+  longest target a match of computer players only may have (``BOT_ONLY_MAX_TARGET``: the
+  variant's own, 11, by default; 100 is a 422 now), played by the worker, quotas ``bots``
+  and ``creations``;
 - ``openapi``: ``GET /openapi.json`` with no ETag, and ``plain``: ``GET /v1/variants``,
   quota ``requests``.
 
@@ -61,7 +63,7 @@ WORST_MOVES = {
     "hand": WORST_HAND,
     "table": [card.code for card in DECK if card.code not in WORST_HAND],
 }
-BOT_MATCH = {"variant": "scopone", "seats": [{"bot": "expert"}] * 4, "target": 100}
+BOT_MATCH = {"variant": "scopone", "seats": [{"bot": "expert"}] * 4}
 #: How often the bystander asks.
 BYSTANDER_PERIOD = 0.1
 
