@@ -137,7 +137,7 @@ def test_an_address_over_its_budget_waits_and_the_others_are_played(
         wait_for(lambda: bool(put_off()), 60, "the address's jobs put off")
         until = put_off()
         versions = {game: view(client, game)["version"] for game in mine}
-        spent = budget.spent(connection, "a:127.0.0.1", time.time())
+        spent = budget.spent(connection, "a:127.0.0.1/32", time.time())
         assert 2.0 <= spent <= 2.0 + 3 * 1.0, "at most a slice (and a move) over the budget"
         # Another address's match is played meanwhile.
         theirs = client.post("/v1/games", json={"seed": 9, **FLOOD}, environ_base=OTHER_ADDRESS)
@@ -163,7 +163,7 @@ def test_a_clock_s_timeout_is_charged_to_its_game_s_payer(
     client = service.test_client()
     budget = Budget(2.0)
     with redis.Redis.from_url(redis_url) as connection:
-        budget.charge(connection, "a:127.0.0.1", 30.0, time.time())  # mine: spent
+        budget.charge(connection, "a:127.0.0.1/32", 30.0, time.time())  # mine: spent
         mine, theirs = Table(client), Table(client)
         mine.create(clock=5, **CLOCKED)
         response = client.post(
@@ -178,7 +178,7 @@ def test_a_clock_s_timeout_is_charged_to_its_game_s_payer(
             return sum(1 for e in log if e.get("timeout"))
 
         wait_for(lambda: timeouts(theirs) == 1, 15, "their clock's move")
-        assert budget.spent(connection, "a:198.51.100.7", time.time()) > 0, "charged"
+        assert budget.spent(connection, "a:198.51.100.7/32", time.time()) > 0, "charged"
 
         def put_off() -> bool:
             return any("-later-" in job for job in pending_jobs(connection, mine.game_id))

@@ -132,11 +132,11 @@ class Games:
         )
 
     def bots(self) -> Player:
-        """A match whose turn is a computer player's: two experts to 100 points, which
-        do not finish within one request's time limit."""
+        """A match whose turn is a computer player's: two experts to the longest target
+        a match of computer players only may have (the variant's own, 11: some hundred
+        moves, which do not finish within one request's time limit)."""
         if self._bots is None or self._bots.view()["status"] != "playing":
             self._bots = self.new(
-                target=100,
                 seats=[{"name": "A", "bot": "expert"}, {"name": "B", "bot": "expert"}],
             )
         return self._bots
