@@ -10,7 +10,7 @@ from ....engine import Rules, get_variant, legal_moves_in, move_view, parse_card
 from ....engine.masks import mask_of
 from ...blueprint import Blueprint
 from ...schemas import declarations_view
-from .schemas import MovesSchema, PilesSchema, PositionSchema, ScoreSchema
+from .schemas import MoveListSchema, PositionSchema, ScoreRequestSchema, ScoreSchema
 
 blp = Blueprint(
     "analysis",
@@ -24,7 +24,7 @@ blp = Blueprint(
 @blp.route("/legal-moves")
 class PositionMoves(MethodView):
     @blp.arguments(PositionSchema)
-    @blp.response(200, MovesSchema)
+    @blp.response(200, MoveListSchema)
     @blp.documents(
         "positionLegalMoves",
         {
@@ -50,7 +50,7 @@ class PositionMoves(MethodView):
 
 @blp.route("/score")
 class Score(MethodView):
-    @blp.arguments(PilesSchema)
+    @blp.arguments(ScoreRequestSchema)
     @blp.response(200, ScoreSchema)
     @blp.documents(
         "scoreHand",
