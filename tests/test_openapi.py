@@ -185,6 +185,11 @@ def test_a_stale_if_match_retry_is_documented() -> None:
     assert "stored 200" in move["responses"]["412"]["description"]
 
 
+def test_the_spec_names_its_license() -> None:
+    info = json.loads(SPEC.read_text())["info"]
+    assert info["license"] == {"name": "Apache 2.0", "identifier": "Apache-2.0"}
+    assert "Apache License" in (SPEC.parent.parent / "LICENSE").read_text()
+
 
 # --------------------------------------------------------------------------- named schemas
 
