@@ -136,9 +136,12 @@ FUZZ_EXAMPLES ?= 500
 fuzz: $(STAMP) ## Fuzz the running service against openapi/openapi.json, FUZZ_EXAMPLES=500 per operation
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VENV_PY) -m pytest tests/test_fuzz.py
 
-lint: $(STAMP) ## Run ruff, mypy, the deploy/ validators (lint-deploy) and, with npm, the OpenAPI linters
+# tests/schema_names.py: no schema of the spec named like one of its properties (a
+# generated Python client's model would shadow one with the other and not type-check).
+lint: $(STAMP) ## Run ruff, mypy, the spec's schema-name check, the deploy/ validators (lint-deploy) and, with npm, the OpenAPI linters
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV_PY) -m tests.schema_names openapi/openapi.json
 	@$(MAKE) --no-print-directory lint-deploy
 ifeq ($(HAVE_NPM),)
 	@echo "npm not found: the OpenAPI linters (Redocly, Spectral) did not run; install Node.js 20.19+ with npm to run them"

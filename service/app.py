@@ -65,7 +65,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_JSON_PATH="openapi.json",
         **docs_ui.settings(),
         API_SPEC_OPTIONS={
-            "info": {"description": API_DESCRIPTION},
+            "info": {
+                "description": API_DESCRIPTION,
+                "license": {"name": "Apache 2.0", "identifier": "Apache-2.0"},  # LICENSE
+            },
             "servers": [{"url": "/", "description": "The service that serves this document"}],
             "components": {
                 "securitySchemes": {

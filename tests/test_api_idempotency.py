@@ -39,6 +39,23 @@ class TestMoves:
         log = table.client.get(table.url("/events")).get_json()["events"]
         assert [e["type"] for e in log].count("move") == 1
 
+    def test_a_retry_whose_if_match_went_stale_gets_the_stored_answer(self, table: Table) -> None:
+        """The first attempt moved the game on, so the retry's If-Match names an old
+        version: the retry is still the same request, answered with the stored 200, not
+        412 (the spec says so on If-Match); a new key with that If-Match is refused."""
+        table.create(seed=3)
+        turn = table.view()["turn"]
+        move = table.legal_moves(turn)[0]
+        headers = {**key(), "If-Match": '"1"'}
+        first = table.move(turn, move["card"], move["capture"], headers=headers)
+        assert first.status_code == 200 and first.headers["ETag"] == '"2"'
+        again = table.move(turn, move["card"], move["capture"], headers=headers)
+        assert again.status_code == 200
+        assert again.get_json() == first.get_json()
+        assert again.headers["Idempotent-Replayed"] == "true"
+        stale = {**key(), "If-Match": '"1"'}
+        assert table.move(turn, move["card"], move["capture"], headers=stale).status_code == 412
+
     def test_the_same_key_with_another_body_is_refused(self, table: Table) -> None:
         table.create(seed=3)
         turn = table.view()["turn"]

@@ -10,16 +10,21 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
+import marshmallow as ma
 import pytest
+from apispec import APISpec
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import examples
+from service.api.openapi import ContractPlugin
 from service.api.problems import ProblemType
 from service.api.resources.games.schemas import EVENT_SCHEMAS
 from service.bots import BOT_LEVELS
 from service.engine import DECK, VARIANTS, EventKind, Match, Rules, Status, event_view
 from service.engine.match import Event
+from service.engine.variants.cirulla import CaptureKind
+from tests import schema_names
 from tests.helpers import Table, random_turn
 
 SPEC = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
@@ -93,8 +98,8 @@ def test_response_properties_that_are_always_there_are_required() -> None:
     against these lists, so a property marked required is never missing."""
     schemas = json.loads(SPEC.read_text())["components"]["schemas"]
     view = schemas["GameView"]
-    # a seat's own hand, the join code, and Cirulla's kept value of the 7C (C5.2)
-    assert set(view["required"]) == set(view["properties"]) - {"hand", "join", "matta_as"}
+    # a seat's own hand, and Cirulla's kept value of the 7C (C5.2)
+    assert set(view["required"]) == set(view["properties"]) - {"hand", "matta_as"}
     seat = schemas["SeatView"]  # Cirulla's declared cards and points (C3)
     assert set(seat["required"]) == set(seat["properties"]) - {"exposed", "declared_points"}
     for name in (
@@ -113,9 +118,100 @@ def test_response_properties_that_are_always_there_are_required() -> None:
     assert set(schemas["Problem"]["required"]) == {"type", "title", "status", "detail"}
     for kind, ref in schemas["Event"]["discriminator"]["mapping"].items():
         event = schemas[ref.rpartition("/")[2]]
-        optional = EVENT_SCHEMAS[kind].optional  # seq (only in the log), and a few more
-        assert "seq" in optional and "type" in event["required"]
+        optional = EVENT_SCHEMAS[kind].optional  # a few fields of some kinds
+        # every event carries its place in the log, wherever it is read
+        assert {"seq", "type"} <= set(event["required"]), kind
         assert set(event["required"]) == set(event["properties"]) - optional, kind
+
+
+def test_the_join_code_has_one_shape_in_every_answer() -> None:
+    """Always there, null when the reader has no code to pass on: a generated client has
+    one type for it (``JoinInfo | None``), in the creation's answer and in every view."""
+    schemas = json.loads(SPEC.read_text())["components"]["schemas"]
+    shape = {"anyOf": [{"$ref": "#/components/schemas/JoinInfo"}, {"type": "null"}]}
+    for name in ("GameCreated", "GameView"):
+        join = schemas[name]["properties"]["join"]
+        assert {k: v for k, v in join.items() if k != "description"} == shape, name
+        assert "join" in schemas[name]["required"], name
+
+
+def test_no_enum_lists_null_among_its_values() -> None:
+    """A nullable enum is ``anyOf`` [its values, null]: with ``null`` among the values,
+    openapi-python-client made three identical enum classes of MoveEvent.kind."""
+    spec = json.loads(SPEC.read_text())
+    nulls = [
+        path for path, node in walk(spec) if isinstance(node, dict) and None in node.get("enum", ())
+    ]
+    assert nulls == []
+    kind = spec["components"]["schemas"]["MoveEvent"]["properties"]["kind"]
+    assert kind["anyOf"] == [{"$ref": "#/components/schemas/CaptureKind"}, {"type": "null"}]
+
+
+def test_the_converter_writes_a_nullable_inline_enum_as_any_of() -> None:
+    """Any field that may be null and takes a set of values, named or not."""
+    plugin = ContractPlugin()
+    APISpec("t", "1", "3.1.0", plugins=[plugin])
+    field = ma.fields.String(allow_none=True, validate=ma.validate.OneOf(["a", "b"]))
+    field.metadata["description"] = "Either."
+    assert plugin.converter.field2property(field) == {
+        "anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}],
+        "description": "Either.",
+    }
+
+
+def test_no_schema_is_named_like_one_of_its_properties() -> None:
+    """openapi-python-client#1117: ``Level`` with a ``level`` made 6 mypy errors in the
+    generated client. `make lint` runs the same check (tests/schema_names.py)."""
+    assert schema_names.collisions(json.loads(SPEC.read_text())) == []
+    sample = {
+        "components": {
+            "schemas": {
+                "Level": {"properties": {"level": {}}},
+                "PileCounts": {"properties": {"pile-counts": {}}},
+                "SeatMoves": {"properties": {"seat": {}, "moves": {}}},
+            }
+        }
+    }
+    found = schema_names.collisions(sample)
+    assert [line.split()[0] for line in found] == [
+        "components.schemas.Level",
+        "components.schemas.PileCounts",
+    ]
+
+
+def test_the_conditional_gets_document_their_304_without_a_body() -> None:
+    spec = json.loads(SPEC.read_text())
+    conditional = [
+        (path, method)
+        for path, operations in spec["paths"].items()
+        for method, operation in operations.items()
+        if method != "parameters"
+        and "If-None-Match" in {p["name"] for p in operation.get("parameters", [])}
+    ]
+    assert {("/v1/games/{game_id}", "get"), ("/v1/games/{game_id}/events", "get")} <= set(
+        conditional
+    )
+    for path, method in conditional:
+        answer = spec["paths"][path][method]["responses"]["304"]
+        assert "content" not in answer and "ETag" in answer["headers"], path
+        assert "no body" in answer["description"], path
+
+
+def test_a_stale_if_match_retry_is_documented() -> None:
+    """A retried move whose If-Match went stale (because of the move itself) gets the
+    stored 200 (tests/test_api_idempotency.py): If-Match, Idempotency-Key and the 412
+    say so."""
+    move = json.loads(SPEC.read_text())["paths"]["/v1/games/{game_id}/moves"]["post"]
+    headers = {p["name"]: p["description"] for p in move["parameters"] if p["in"] == "header"}
+    assert "stored 200" in headers["If-Match"]
+    assert "stale" in headers["Idempotency-Key"]
+    assert "stored 200" in move["responses"]["412"]["description"]
+
+
+def test_the_spec_names_its_license() -> None:
+    info = json.loads(SPEC.read_text())["info"]
+    assert info["license"] == {"name": "Apache 2.0", "identifier": "Apache-2.0"}
+    assert "Apache License" in (SPEC.parent.parent / "LICENSE").read_text()
 
 
 # --------------------------------------------------------------------------- named schemas
@@ -137,7 +233,26 @@ NAMED = {
     "BotLevel": list(BOT_LEVELS),
     "Variant": list(VARIANTS),
     "ProblemType": [t.value for t in ProblemType],
+    "CaptureKind": [k.value for k in CaptureKind],
 }
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_each_value_of_a_named_set_has_a_stable_name(name: str) -> None:
+    """``x-enum-varnames``: a generated client's members are ``Card.SEVEN_OF_COINS``, not
+    ``Card.VALUE_27``, which would name another card once a value was added before it."""
+    named = json.loads(SPEC.read_text())["components"]["schemas"][name]
+    names = named["x-enum-varnames"]
+    assert len(names) == len(set(names)) == len(named["enum"])
+    assert all(n.isidentifier() and n == n.upper() and not n[0].isdigit() for n in names)
+    expected = {
+        "Card": {"7D": "SEVEN_OF_COINS", "10S": "KING_OF_SWORDS", "1B": "ACE_OF_CLUBS"},
+        "ProblemType": {t.value: t.name for t in ProblemType},
+        "BotLevel": {"greedy": "GREEDY"},
+        "Variant": {"scopa": "SCOPA"},
+        "CaptureKind": {"ace_sweep": "ACE_SWEEP"},
+    }[name]
+    assert {v: n for v, n in zip(named["enum"], names, strict=True) if v in expected} == expected
 
 
 @pytest.mark.parametrize("name", sorted(NAMED))

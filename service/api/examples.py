@@ -89,6 +89,7 @@ def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
         "winner": None,
         "spectators": True,
         "clock": None,
+        "join": None,
         "previous": None,
         "next": None,
         **changes,

@@ -4,10 +4,14 @@ the OpenAPI contract in ``openapi/openapi.json`` is generated from the schemas.
 
 A set of values the API uses in many places (the cards, the bot levels, the variants) is
 an :class:`Enumeration`: the spec describes it once, as a named schema in its components,
-and every :class:`Enumerated` field refers to it (service/api/openapi.py)."""
+and every :class:`Enumerated` field refers to it (service/api/openapi.py). Each value has
+a stable name there too (``x-enum-varnames``), the name a generated client gives its
+member: ``SEVEN_OF_COINS`` for ``7D``, not ``VALUE_27``, which would shift when a value is
+added."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +23,15 @@ from marshmallow import fields, validate
 from ..bots.base import LEVELS
 from ..engine import DECK, VARIANTS, Rules, get_variant
 from ..engine.rules import OPTIONS, Option
+from .card_names import card_name
 
 CARD_CODES = [card.code for card in DECK]
+
+
+def identifier(text: str) -> str:
+    """``text`` as an enum member's name: upper case, words joined by ``_`` (``Seven of
+    Coins``: ``SEVEN_OF_COINS``; ``/problems/illegal-move``: ``PROBLEMS_ILLEGAL_MOVE``)."""
+    return re.sub(r"[^A-Z0-9]+", "_", text.upper()).strip("_")
 
 
 @dataclass(frozen=True)
@@ -35,12 +46,28 @@ class Enumeration:
     example: str | None = None
     #: The message of a value that is not one of them (``{input}``: the value).
     error: str = "Must be one of: {choices}."
+    #: Each value's name in a generated client, in the order of ``values`` (default:
+    #: the value made an :func:`identifier`).
+    names: tuple[str, ...] | None = None
+
+    def varnames(self) -> list[str]:
+        """The names of the values (``x-enum-varnames``): identifiers, one per value, all
+        different; a ValueError says which when they are not."""
+        names = list(self.names or (identifier(v) for v in self.values))
+        if len(names) != len(self.values) or len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: one distinct name per value, not {names}")
+        bad = [n for n in names if not n.isidentifier() or n[0].isdigit()]
+        if bad:
+            raise ValueError(f"{self.name}: {bad} are not identifiers")
+        return names
 
     def schema(self) -> dict[str, Any]:
-        """The named schema: a string enum, described, with an example."""
+        """The named schema: a string enum, described, with an example, and a stable name
+        for each value (``x-enum-varnames``, which client generators read)."""
         return {
             "type": "string",
             "enum": list(self.values),
+            "x-enum-varnames": self.varnames(),
             "description": self.description,
             "examples": [self.example or self.values[0]],
         }
@@ -64,6 +91,7 @@ CARD = Enumeration(
     "`7D` is the settebello.",
     example="7D",
     error="{input!r} is not a card code such as '7D'.",
+    names=tuple(identifier(card_name(c.value, c.suit, "italian", "en")) for c in DECK),
 )
 BOT_LEVEL = Enumeration(
     "BotLevel",

@@ -24,12 +24,16 @@ IF_MATCH = {
     "name": "If-Match",
     "required": False,
     "description": "The game version you last saw (as in ETag). If the game has moved on, "
-    "the move is refused with 412 and nothing changes.",
+    "the move is refused with 412 and nothing changes. A retry with the Idempotency-Key of "
+    "a move that was made is answered with that move's stored 200 (`Idempotent-Replayed: "
+    "true`), though its If-Match is stale by then: the game moved on because of it.",
     "schema": {"type": "string"},
 }
 _KEY_DOC = (
     "Retrying with the same key and body returns the first answer again, without acting "
-    "twice; the same key with another body is refused with 422. Kept as long as the game."
+    "twice (with `Idempotent-Replayed: true`, and even when an If-Match sent with it is "
+    "stale by then); the same key with another body is refused with 422. Kept as long as "
+    "the game."
 )
 IDEMPOTENCY_KEY_PARAMETER = {
     "in": "header",
@@ -101,7 +105,8 @@ class IfNoneMatchSchema(ma.Schema):
 
 NOT_MODIFIED = {
     "304": {
-        "description": "Nothing changed since the ETag sent in If-None-Match.",
+        "description": "Nothing changed since the ETag sent in If-None-Match: no body (keep "
+        "the answer you have).",
         "headers": ETAG,
     }
 }

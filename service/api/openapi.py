@@ -1,7 +1,9 @@
 """What the OpenAPI document says beyond what apispec's marshmallow plugin says by itself:
 each set of values the API uses in many places (:class:`~.fields.Enumeration`: Card,
-BotLevel, Variant, ProblemType) and each union (:class:`~.responses.TaggedUnion`: Event)
-is one named schema in the components, and every field holding one refers to it.
+BotLevel, Variant, ProblemType, ...) and each union (:class:`~.responses.TaggedUnion`:
+Event) is one named schema in the components, and every field holding one refers to it;
+a field that may also be null is ``anyOf`` [its schema, ``{"type": "null"}``], the one
+way of writing it that client generators turn into ``X | None``.
 
 flask-smorest takes the plugin through ``spec_kwargs`` (service/app.py); it converts
 fields with :class:`Converter`, apispec's documented ``MarshmallowPlugin.Converter``.
@@ -31,7 +33,23 @@ class Converter(OpenAPIConverter):
         if isinstance(field, TaggedUnion):
             return self._refer(field, field.component, lambda: self._union(field))
         prop: dict[str, Any] = super().field2property(field)
+        if None in prop.get("enum", ()):
+            return self._nullable_enum(prop)
         return prop
+
+    @staticmethod
+    def _nullable_enum(prop: dict[str, Any]) -> dict[str, Any]:
+        """A nullable enum as ``anyOf`` [the values, ``null``], not ``null`` among the
+        values: generators make one enum type and ``None`` of it (with ``null`` inside the
+        enum, openapi-python-client made three identical enum classes)."""
+        own = {k: v for k, v in prop.items() if k in _OWN}
+        values = {k: v for k, v in prop.items() if k not in _OWN}
+        values["enum"] = [v for v in values["enum"] if v is not None]
+        kinds = values.get("type")
+        if isinstance(kinds, list):
+            rest = [k for k in kinds if k != "null"]
+            values["type"] = rest[0] if len(rest) == 1 else rest
+        return {"anyOf": [values, {"type": "null"}], **own}
 
     def _refer(
         self, field: ma.fields.Field, name: str, schema: Callable[[], dict[str, Any]]

@@ -194,6 +194,7 @@ PROBLEM_TYPE = Enumeration(
     "The kind of problem (a problem's `type`): "
     + "; ".join(f"`{t.value}`: {MEANINGS[t][1]}" for t in ProblemType),
     example=ProblemType.ILLEGAL_MOVE.value,
+    names=tuple(t.name for t in ProblemType),
 )
 
 

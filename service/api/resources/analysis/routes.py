@@ -18,7 +18,7 @@ from ....engine import (
 from ....engine.masks import mask_of
 from ...blueprint import Blueprint
 from ...schemas import ListedMovesQuerySchema, declarations_view
-from .schemas import MovesSchema, PilesSchema, PositionSchema, ScoreSchema
+from .schemas import MoveListSchema, PositionSchema, ScoreRequestSchema, ScoreSchema
 
 blp = Blueprint(
     "analysis",
@@ -33,7 +33,7 @@ blp = Blueprint(
 class PositionMoves(MethodView):
     @blp.arguments(PositionSchema)
     @blp.arguments(ListedMovesQuerySchema, location="query", as_kwargs=True)
-    @blp.response(200, MovesSchema)
+    @blp.response(200, MoveListSchema)
     @blp.documents(
         "positionLegalMoves",
         {
@@ -62,7 +62,7 @@ class PositionMoves(MethodView):
 
 @blp.route("/score")
 class Score(MethodView):
-    @blp.arguments(PilesSchema)
+    @blp.arguments(ScoreRequestSchema)
     @blp.response(200, ScoreSchema)
     @blp.documents(
         "scoreHand",

@@ -45,7 +45,7 @@ class PositionSchema(StrictSchema):
         check_kept_matta(data)
 
 
-class MovesSchema(ResponseSchema):
+class MoveListSchema(ResponseSchema):
     moves = fields.List(
         fields.Nested(LegalMoveSchema),
         metadata={
@@ -71,7 +71,7 @@ class MovesSchema(ResponseSchema):
     )
 
 
-class PilesSchema(StrictSchema):
+class ScoreRequestSchema(StrictSchema):
     variant = Variant()
     rules = RulesField()
     piles = fields.List(

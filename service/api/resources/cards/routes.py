@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from ....engine import DECK, VARIANTS
 from ...blueprint import Blueprint
-from .names import LANGUAGES, SUIT_NAMES, SUITS, card_name, category_names, value_names
+from ...card_names import LANGUAGES, SUIT_NAMES, SUITS, card_name, category_names, value_names
 from .schemas import CatalogueQuerySchema, CatalogueSchema
 
 blp = Blueprint(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
+from ...card_names import CATEGORY_NAMES, FACES, LANGUAGES
 from ...fields import Card, Integer, StrictSchema, VariantName
 from ...responses import ResponseSchema
-from .names import CATEGORY_NAMES, FACES, LANGUAGES
 
 
 class CatalogueQuerySchema(StrictSchema):

@@ -27,7 +27,8 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
     for entry, level in zip(view["seats"], game.bots, strict=True):
         entry["bot"] = level
         entry["open"] = entry["name"] is None
-    if game.lobby is not None and seat is not None:  # the seated may pass the code on
+    view["join"] = None  # the seated may pass the code on; nobody else sees it
+    if game.lobby is not None and seat is not None:
         code = join_code(server_secret(), game.id, game.join_generation)
         view["join"] = join_answer(game.id, code)
     view["spectators"] = game.spectators

@@ -241,7 +241,9 @@ class Moves(MethodView):
             **BAD_TOKEN,
             **NOT_FOUND,
             409: "Not your turn, the match is over, or another move was stored first.",
-            412: "If-Match is not the game's current version (`current_version` says it).",
+            412: "If-Match is not the game's current version (`current_version` says it). "
+            "Not for a retry with the Idempotency-Key of a move that was made: that gets "
+            "the stored 200, its If-Match stale because of the move itself.",
             422: "An illegal or ambiguous move: `detail` says why, `legal_captures` lists "
             "what the card may take. Or an Idempotency-Key reused with another body.",
             **STORE_ERRORS,
@@ -295,7 +297,9 @@ class Declarations(MethodView):
             **BAD_TOKEN,
             **NOT_FOUND,
             409: "Not your turn, the match is over, or another move was stored first.",
-            412: "If-Match is not the game's current version (`current_version` says it).",
+            412: "If-Match is not the game's current version (`current_version` says it). "
+            "Not for a retry with the Idempotency-Key of a move that was made: that gets "
+            "the stored 200, its If-Match stale because of the move itself.",
             422: "A declaration the rules refuse (another variant, not your first turn of "
             "the deal, declared already, cards that make no such declaration, a `matta_as` "
             "the 7C cannot take): `detail` says why. Or an Idempotency-Key reused with "

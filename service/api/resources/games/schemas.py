@@ -17,6 +17,8 @@ from ...fields import (
     Card,
     Cards,
     DisplayName,
+    Enumerated,
+    Enumeration,
     Integer,
     RulesField,
     RulesSchema,
@@ -287,7 +289,7 @@ class GameViewSchema(ResponseSchema):
     class Meta:
         ordered = True
 
-    optional = frozenset({"hand", "join", "matta_as"})
+    optional = frozenset({"hand", "matta_as"})
 
     id = fields.String(metadata={"description": "The game id."})
     version = Integer(metadata={"description": "Increases by one with every move."})
@@ -352,9 +354,11 @@ class GameViewSchema(ResponseSchema):
     )
     join = fields.Nested(
         JoinInfoSchema,
+        allow_none=True,
         metadata={
-            "description": "How people take the open seats: only in a seat's view of a game "
-            "waiting for people, so that any seated player can pass the code on."
+            "description": "How people take the open seats, in a seat's view of a game "
+            "waiting for people, so that any seated player can pass the code on; null in "
+            "every other view (a spectator's, a game with no open seat)."
         },
     )
     previous = fields.String(
@@ -415,9 +419,8 @@ class RemainderSchema(ResponseSchema):
 
 class EventBaseSchema(ResponseSchema):
     """What every event has: its ``type`` (each kind's schema narrows it to its own), and
-    its ``seq`` in the event log."""
-
-    optional = frozenset({"seq"})
+    its ``seq`` in the event log (every answer, the log and the stream number each event
+    they carry)."""
 
     type = fields.String()
     seq = Integer(
@@ -532,6 +535,15 @@ class DeclarationEventSchema(EventBaseSchema):
     points = Integer(metadata={"description": "3 for a buona, 10 for a decino (C3.1)."})
 
 
+CAPTURE_KIND = Enumeration(
+    "CaptureKind",
+    tuple(k.value for k in CaptureKind),
+    "Cirulla: the kind of a capture (docs/rules.md C4.4): `match`, one card of the played "
+    "card's value; `sum`, cards adding up to it; `fifteen`, cards adding up to 15 with it; "
+    "`ace_sweep`, an ace taking the whole table.",
+)
+
+
 class MoveEventSchema(EventBaseSchema):
     class Meta:
         description = "A seat played a card (R4, R5)."
@@ -543,9 +555,9 @@ class MoveEventSchema(EventBaseSchema):
     card = Card(metadata={"description": "The card played."})
     capture = Cards("The table cards taken; empty when the card was laid.")
     scopa = Boolean(metadata={"description": "The move scored a scopa (R5)."})
-    kind = fields.String(
+    kind = Enumerated(
+        CAPTURE_KIND,
         allow_none=True,
-        validate=validate.OneOf([k.value for k in CaptureKind]),
         metadata={
             "description": "Cirulla only: the kind of capture (C4.4): `match`, `sum`, "
             "`fifteen` or `ace_sweep`; null when the card was laid."
@@ -573,7 +585,7 @@ class MatchOverEventSchema(EventBaseSchema):
     class Meta:
         description = "A side won (R8, R9 napoleone)."
 
-    optional = frozenset({"seq", "reason"})
+    optional = EventBaseSchema.optional | {"reason"}
 
     type = Kind(EventKind.MATCH_OVER)
     winner = Integer(metadata={"description": "The winning team."})

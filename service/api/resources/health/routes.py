@@ -14,13 +14,13 @@ from ...responses import ResponseSchema
 blp = Blueprint("health", __name__, description="Probes for load balancers and orchestrators.")
 
 
-class StatusSchema(ResponseSchema):
+class HealthStatusSchema(ResponseSchema):
     status = ma.fields.String(metadata={"description": "`ok` or `ready`."})
 
 
 @blp.route("/healthz")
 class Health(MethodView):
-    @blp.response(200, StatusSchema)
+    @blp.response(200, HealthStatusSchema)
     @blp.documents("getHealth", {}, limited=False)
     def get(self) -> Any:
         """The process is up
@@ -32,7 +32,7 @@ class Health(MethodView):
 
 @blp.route("/readyz")
 class Ready(MethodView):
-    @blp.response(200, StatusSchema)
+    @blp.response(200, HealthStatusSchema)
     @blp.documents("getReadiness", {503: "The game store is unreachable."}, limited=False)
     def get(self) -> Any:
         """The service can reach its game store

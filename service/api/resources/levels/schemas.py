@@ -8,7 +8,7 @@ from ...fields import BotLevel
 from ...responses import ResponseSchema
 
 
-class LevelSchema(ResponseSchema):
+class BotLevelInfoSchema(ResponseSchema):
     level = BotLevel(metadata={"description": "The `bot` value of a seat."})
     label = fields.String(
         metadata={
@@ -34,5 +34,7 @@ class LevelSchema(ResponseSchema):
 
 
 class LevelListSchema(ResponseSchema):
-    levels = fields.List(fields.Nested(LevelSchema), metadata={"description": "Weakest first."})
+    levels = fields.List(
+        fields.Nested(BotLevelInfoSchema), metadata={"description": "Weakest first."}
+    )
     ratings = fields.String(metadata={"description": "How the ratings were measured."})
