@@ -87,8 +87,9 @@ def main(base_url: str) -> None:
         if not isinstance(legal, SeatMoves):
             raise SystemExit(f"listLegalMoves: {legal}")
         if not legal.moves:
-            # Bruno's turn, past his allowance in the request that gave it: let him play.
-            bots = play_bot_turns.sync(game, client=anyone)
+            # Bruno's turn, past his allowance in the request that gave it: let him play
+            # (with a seat's token, which a game without spectators would need).
+            bots = play_bot_turns.sync(game, client=ana)
             if isinstance(bots, BotMoves):
                 told += tell(bots)
                 state = bots.state
