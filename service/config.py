@@ -59,11 +59,13 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         # A background worker's job plays one game's computer players this long, then
         # queues a follow-up (service/play/background.py).
         "BOT_SLICE_SECONDS": float(env.get("BOT_SLICE_SECONDS", 5.0)),
-        # Seconds of background workers' time the games one address created may cost in
-        # any minute (their computer players' moves, their clocks' timeouts); past it,
-        # their jobs are put off until it allows (0: no budget). See
-        # service/play/budget.py.
-        "BOT_BUDGET_SECONDS_PER_ADDRESS": float(env.get("BOT_BUDGET_SECONDS_PER_ADDRESS", 10.0)),
+        # Seconds one address may cost in any minute (0: no budget): the CPU of its
+        # costly requests (searches, analyses, computer players within a request) and the
+        # background workers' time its games take (their computer players' moves, their
+        # clocks' timeouts). Past it, its costly requests are 429, computer players reply
+        # to its moves on the workers, and its games' jobs wait until it allows. See
+        # service/play/budget.py and service/api/ratelimit.py.
+        "COST_BUDGET_SECONDS_PER_ADDRESS": float(env.get("COST_BUDGET_SECONDS_PER_ADDRESS", 10.0)),
         # A match of computer players only may be played to this target at most, else
         # 422 (0: to its variant's default target at most).
         "BOT_ONLY_MAX_TARGET": int(env.get("BOT_ONLY_MAX_TARGET", 0)),

@@ -37,7 +37,7 @@ def settings_from(values: dict[str, Any]) -> WorkerSettings:
         slice_seconds=values["BOT_SLICE_SECONDS"],
         min_replicas=values["REDIS_MIN_REPLICAS"],
         replica_timeout_seconds=values["REDIS_REPLICA_TIMEOUT_SECONDS"],
-        budget_seconds=values["BOT_BUDGET_SECONDS_PER_ADDRESS"],
+        budget_seconds=values["COST_BUDGET_SECONDS_PER_ADDRESS"],
     )
 
 

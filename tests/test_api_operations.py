@@ -20,6 +20,7 @@ from flask.testing import FlaskClient
 from service.api import ratelimit
 from service.api.observability import JsonFormatter
 from service.play.background import queue_for
+from service.play.budget import Budget
 from tests.bench import floor
 from tests.conftest import TEST_SECRET
 from tests.helpers import Table
@@ -337,6 +338,41 @@ class TestQuotas:
                 connection.delete(*connection.keys("scopa:rate:*"))
         created = table.client.post(table.url("/rematch"), headers=table.auth(0))
         assert created.status_code == 201
+
+    def test_an_address_that_spent_its_cost_budget(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """What an address's requests cost in CPU (and its games on the workers) counts
+        against one budget a minute: once it is spent, its costly requests are 429 and
+        computer players reply to its moves on a worker, while its moves and views go on
+        (issue 26, items 3, 5 and 6)."""
+        client = make_app(REDIS_URL=redis_url, COST_BUDGET_SECONDS_PER_ADDRESS=0.2).test_client()
+        who, budget = "a:127.0.0.1/32", Budget(0.2)
+        connection = redis.Redis.from_url(redis_url)
+        assert client.get("/v1/variants").status_code == 200
+        assert budget.spent(connection, who, time.time()) == 0  # cheap: not charged
+        table = Table(client)
+        seats = [{"name": "Ann"}] + [{"name": f"Cpu{i}", "bot": "random"} for i in range(3)]
+        table.create(seed=3, first_dealer=3, seats=seats)
+        body = {"hand": ["7D", "3C", "10S"], "table": ["3B", "4D", "1S", "6C"]}
+        statuses = []
+        while 429 not in statuses:
+            statuses.append(client.post("/v1/hint", json=body).status_code)
+            assert len(statuses) < 100, "the budget was never spent"
+        assert set(statuses[:-1]) == {200}
+        refused = client.post("/v1/legal-moves", json={"hand": ["1D"]})  # costly too
+        assert refused.status_code == 429
+        assert "computing" in refused.get_json()["detail"]
+        assert int(refused.headers["Retry-After"]) >= 1
+        assert budget.spent(connection, who, time.time()) >= 0.2
+        # Moves and views go on; the computer players reply on a worker.
+        assert table.view(0)["turn"] == 0
+        first = table.legal_moves(0)[0]
+        moved = table.move(0, first["card"], first["capture"])
+        assert moved.status_code == 200
+        assert [e for e in moved.get_json()["events"] if e["type"] == "move"] == []
+        assert queue_for(connection).count == 1, "the replies are left to a worker"
+        connection.close()
 
     def test_position_analyses(self, make_app: Callable[..., Flask], redis_url: str) -> None:
         client = make_app(REDIS_URL=redis_url, ANALYSIS_LIMIT_PER_ADDRESS=2).test_client()

@@ -28,7 +28,7 @@ def test_a_short_hostile_run_runs_clean_with_the_default_limits(
 ) -> None:
     # The service's own limits, not the live tests' (which turn them off).
     env = hostile.default_env()
-    assert all(int(env[name]) > 0 for name in LIMIT_SETTINGS if name in env)
+    assert all(float(env[name]) > 0 for name in LIMIT_SETTINGS if name in env)
     assert "RATE_LIMIT_PER_ADDRESS" in env and "SERVER_SECRET" not in env
     assert hostile.main(["--seconds", "3"]) == 0  # the bystander always answered, no 5xx
     out = capsys.readouterr().out

@@ -191,7 +191,7 @@ def worker(redis_url: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
             "BOT_SLICE_SECONDS": "1",
             # No budget per address: every match here comes from 127.0.0.1, and a job
             # waiting out a failover's timeouts must not put the others off.
-            "BOT_BUDGET_SECONDS_PER_ADDRESS": "0",
+            "COST_BUDGET_SECONDS_PER_ADDRESS": "0",
             **env,
         },
         stdout=subprocess.DEVNULL,

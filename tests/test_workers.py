@@ -53,7 +53,7 @@ def start_worker(redis_url: str) -> Iterator[Callable[..., subprocess.Popen[byte
             "SERVER_SECRET": TEST_SECRET,
             "EXPERT_BUDGET_MS": budget_ms,
             "BOT_SLICE_SECONDS": "1",
-            "BOT_BUDGET_SECONDS_PER_ADDRESS": "0",
+            "COST_BUDGET_SECONDS_PER_ADDRESS": "0",
             **settings,
         }
         process = subprocess.Popen(

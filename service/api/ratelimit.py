@@ -14,9 +14,18 @@ hour: a game takes memory in Redis until it expires; rematches count) and
 thousands of moves). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
 Probes and the docs pages are never limited (``/openapi.json`` and, when it is served on
 the service's port, ``/metrics`` are: the spec is 200 KB). An address counts as its
-network prefix (service/api/addresses.py: an IPv6 /64 is one client). The background
-workers' time a game costs is charged to its creator's address (:func:`payer`) by the
-workers themselves (service/play/budget.py). Behind a proxy, set
+network prefix (service/api/addresses.py: an IPv6 /64 is one client).
+
+Besides the counts, what an address costs: one budget of seconds a sliding minute
+(``COST_BUDGET_SECONDS_PER_ADDRESS``, service/play/budget.py) counts the CPU its
+requests take here (each request that took more than :data:`CHARGED_FROM_SECONDS`) and
+the background workers' time its games take (the workers charge a game's creator,
+:func:`payer`). While it is spent, the costly requests (:data:`COSTLY`: searches,
+analyses, computer players' turns) are 429 and computer players reply to its moves on
+the workers instead; everything else goes on. A costly request counts a share of the
+budget before it starts (what it may take: so that requests running at once cannot all
+pass a budget that only the first leaves room for) and the difference once done.
+Behind a proxy, set
 ``TRUSTED_PROXIES`` to the number of proxies that add ``X-Forwarded-For``, so the
 client's own address is the one counted.
 """
@@ -27,10 +36,11 @@ import math
 import time
 from dataclasses import dataclass
 
-from flask import Flask, current_app, request
+from flask import Flask, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import connections, hash_token
+from ..play.budget import Budget
 from .addresses import check_settings, client_key
 from .context import store
 from .problems import Problem, rate_limited
@@ -77,14 +87,37 @@ ENDPOINT_QUOTAS = {
 }
 
 
-#: Every setting that holds a limit (0 turns it off); the last, streams open at once
-#: (service/api/resources/games/stream.py).
+#: Every setting that holds a limit (0 turns it off); then streams open at once
+#: (service/api/resources/games/stream.py), and the cost budget.
 LIMIT_SETTINGS = tuple(
     setting
     for quota in QUOTAS.values()
     for setting in (quota.per_address_setting, quota.per_token_setting)
     if setting is not None
-) + ("STREAM_LIMIT_PER_ADDRESS", "STREAM_LIMIT_PER_GAME", "STREAM_LIMIT_PER_SEAT")
+) + (
+    "STREAM_LIMIT_PER_ADDRESS",
+    "STREAM_LIMIT_PER_GAME",
+    "STREAM_LIMIT_PER_SEAT",
+    "COST_BUDGET_SECONDS_PER_ADDRESS",
+)
+
+
+#: The costly requests (by Flask endpoint) and the seconds of the cost budget each counts
+#: before it starts (about what the costliest of its kind takes; corrected once done).
+COSTLY = {
+    "hints.GameHint": 0.3,
+    "hints.PositionHint": 0.3,
+    "hints.GameAnalysis": 0.3,
+    "hints.PositionAnalysis": 0.3,
+    "games.BotTurns": 0.3,
+    "analysis.PositionMoves": 0.05,
+    "analysis.Score": 0.05,
+}
+#: What a creation or a rematch with computer seats counts before they move in it.
+COMPUTER_SEATS_RESERVE = 0.3
+#: Requests that took less CPU than this are not charged (their number is bounded by
+#: the request limit, and the cheapest requests spare the write).
+CHARGED_FROM_SECONDS = 0.005
 
 
 def install(app: Flask) -> None:
@@ -97,10 +130,26 @@ def install(app: Flask) -> None:
     def _limit() -> None:
         if request.path in UNLIMITED_PATHS:
             return
+        g.cpu_started = time.thread_time()
         names = ["requests"]
         if request.endpoint in ENDPOINT_QUOTAS:
             names.append(ENDPOINT_QUOTAS[request.endpoint])
         charge(*names)
+        if request.endpoint in COSTLY:
+            afford(COSTLY[request.endpoint])
+
+    @app.teardown_request
+    def _charge_cost(_: BaseException | None) -> None:
+        started = g.pop("cpu_started", None)
+        if started is None:
+            return
+        used = time.thread_time() - started
+        reserved = g.pop("cost_reserved", 0.0)
+        if used >= CHARGED_FROM_SECONDS or reserved:
+            try:
+                cost_budget().charge(store().redis, address_key(), used - reserved, time.time())
+            except connections.ERRORS:
+                pass  # fail open, as the limits do
 
 
 def charge(*names: str) -> None:
@@ -146,6 +195,51 @@ def allows(name: str, units: int) -> bool:
                 raise
             return False
     return True
+
+
+def cost_budget() -> Budget:
+    """The budget of seconds an address may cost a minute (0: none)."""
+    return Budget(float(current_app.config["COST_BUDGET_SECONDS_PER_ADDRESS"]))
+
+
+def afford(reserve: float) -> None:
+    """Before a costly request: 429 while this request's address has spent its cost
+    budget; else count ``reserve`` seconds of it ahead (the request's own CPU replaces
+    them once it is done). Fails open when Redis does."""
+    budget = cost_budget()
+    if not budget.seconds:
+        return
+    who, now = address_key(), time.time()
+    try:
+        client = store().redis
+        wait = budget.wait(client, who, now)
+        if not wait:
+            budget.charge(client, who, reserve, now)
+            g.cost_reserved = g.get("cost_reserved", 0.0) + reserve
+    except connections.ERRORS:
+        return
+    if wait:
+        retry = max(1, math.ceil(wait))
+        raise rate_limited(
+            f"This address has used the computing it may use in a minute "
+            f"({budget.seconds:g} s of searches, analyses and computer players' play, "
+            f"its games' background play included). Retry after {retry} seconds; "
+            "moves and views go on meanwhile.",
+            retry,
+        )
+
+
+def affordable() -> bool:
+    """Whether this request's address may cost more now (its budget not spent; True
+    when Redis cannot say): computer players reply to its moves within the request
+    only then."""
+    budget = cost_budget()
+    if not budget.seconds:
+        return True
+    try:
+        return not budget.wait(store().redis, address_key(), time.time())
+    except connections.ERRORS:
+        return True
 
 
 def _check(checks: list[tuple[Quota, str, int]]) -> None:

@@ -24,7 +24,7 @@ that moves the turn on deletes the job of the deadline it replaced: a game has o
 clock's job pending at most.
 
 Every job charges the time it took to the game's payer (:attr:`Game.payer`), and a
-job whose payer has spent its budget (``BOT_BUDGET_SECONDS_PER_ADDRESS`` a minute,
+job whose payer has spent its budget (``COST_BUDGET_SECONDS_PER_ADDRESS`` a minute,
 :mod:`service.play.budget`) is put off, not played: queued again for when the budget
 allows, so one address's matches cannot keep the workers from everybody else's.
 
@@ -241,7 +241,9 @@ def _play(game_id: str, *, clock: bool) -> int:
     # The clock's job plays the overdue move alone: the replies go to the other queue.
     bots = replace(_settings.bots, time_limit_seconds=0.0) if clock else _settings.bots
     clocks = None if clock or current is None else clock_queue_for(current.connection)
-    deadline = started + _settings.slice_seconds
+    # A slice ends once its payer's budget is spent, not a whole slice past it.
+    left = budget.left(store.redis, payer, time.time())
+    deadline = started + min(_settings.slice_seconds, left)
     committed = 0
     replaced: float | None = None  # the deadline the job's first commit replaced
     while time.monotonic() < deadline:

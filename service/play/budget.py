@@ -1,5 +1,8 @@
-"""What each payer's background play may cost: the seconds background workers spend on
-its games (their computer players' moves, their clocks' timeouts) in any minute.
+"""What each payer may cost in any minute: the seconds background workers spend on its
+games (their computer players' moves, their clocks' timeouts), and the CPU seconds its
+costly requests take in the API (searches, analyses, computer players replying within a
+request: service/api/ratelimit.py charges those), counted together against one budget
+(``COST_BUDGET_SECONDS_PER_ADDRESS``).
 
 A game's payer (:attr:`Game.payer`) is whoever created it: its creator's address as the
 rate limits key it, or, once service keys exist, the key. A job first asks
@@ -48,6 +51,13 @@ class Budget:
         current, previous, into = self._spent(client, payer, now)
         return current + previous * (1.0 - into)
 
+    def left(self, client: Client, payer: str | None, now: float) -> float:
+        """Seconds ``payer`` may still cost in the sliding window that ends ``now``
+        (infinite without a budget or a payer; 0 once spent)."""
+        if not self.seconds or payer is None:
+            return float("inf")
+        return max(0.0, self.seconds - self.spent(client, payer, now))
+
     def wait(self, client: Client, payer: str | None, now: float) -> float:
         """0 if ``payer`` may have more background work now, else the seconds until it
         may (when enough of what it spent has slid out of the window; 1 at least)."""
@@ -64,11 +74,13 @@ class Budget:
         return max(1.0, until * self.window_seconds - now)
 
     def charge(self, client: Client, payer: str | None, seconds: float, now: float) -> None:
-        """Count ``seconds`` of background work against ``payer``."""
-        if not self.seconds or payer is None or seconds <= 0:
+        """Count ``seconds`` of work against ``payer`` (negative: give back what was
+        counted ahead of the work, beyond what it cost)."""
+        if not self.seconds or payer is None or not seconds:
             return
         key = self._key(payer, int(now // self.window_seconds))
+        milliseconds = round(seconds * 1000)
         with client.pipeline(transaction=False) as pipe:
-            pipe.incrby(key, max(1, round(seconds * 1000)))
+            pipe.incrby(key, milliseconds or (1 if seconds > 0 else -1))
             pipe.expire(key, 2 * self.window_seconds)
             pipe.execute()

@@ -35,7 +35,7 @@ SECRET = "clock-flood-0123456789abcdefghijklmnopqrstuvwxyz"
 
 def _worker(url: str, *args: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "REDIS_URL": url, "SERVER_SECRET": SECRET}
-    env["BOT_BUDGET_SECONDS_PER_ADDRESS"] = "0"
+    env["COST_BUDGET_SECONDS_PER_ADDRESS"] = "0"
     return subprocess.Popen(
         [sys.executable, "-m", "service.worker", *args],
         cwd=ROOT,

@@ -132,10 +132,11 @@ class GameCollection(MethodView):
         the spectator's view. A match of computer players only may be played to the
         service's cap at most (`BOT_ONLY_MAX_TARGET`; by default its variant's default
         target): they play on the background workers' time, which the games one address
-        creates may spend only so much of a minute (`BOT_BUDGET_SECONDS_PER_ADDRESS`;
+        creates may spend only so much of a minute (`COST_BUDGET_SECONDS_PER_ADDRESS`;
         past it, their moves wait)."""
         if any(seat.get("bot") for seat in body.get("seats") or ()):
             ratelimit.charge("bots")
+            ratelimit.afford(ratelimit.COMPUTER_SEATS_RESERVE)
         request = creation_request(body)
         game_id = play.new_game_id()
         if request is not None:
@@ -282,7 +283,7 @@ def _replies(game: Game, seat: int) -> BotSettings:
     following = 0
     while following < players - 1 and game.bots[(seat + 1 + following) % players]:
         following += 1
-    if following and not ratelimit.allows("bots", following):
+    if following and not (ratelimit.affordable() and ratelimit.allows("bots", following)):
         return replace(bot_settings(), time_limit_seconds=0.0)
     return bot_settings()
 
@@ -661,6 +662,8 @@ class Rematch(MethodView):
         except play.GameNotFoundError:
             # A game created: a creation (and computer players' turns) for the quotas.
             ratelimit.charge("creations", *(["bots"] if any(game.bots) else []))
+            if any(game.bots):
+                ratelimit.afford(ratelimit.COMPUTER_SEATS_RESERVE)
             creation = play.rematch(game, server_secret(), bot_settings(), payer=ratelimit.payer())
             try:
                 store().commit(creation)
