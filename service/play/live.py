@@ -98,7 +98,8 @@ class Feed:
         self._store = store
         self._base: int | None = None  # the position of self._log[0]
         self._log: list[Event] = []
-        self._tokens: tuple[str | None, ...] = ()  # each seat's token hash, as of the log
+        #: Each seat's token hash as of the log held; None until the log is first read.
+        self._tokens: tuple[str | None, ...] | None = None
         self._announced = 0  # the log length the latest commit published
         self._stale = True  # read the log again, whatever was announced
         self._read_at = 0.0
@@ -155,6 +156,7 @@ class Feed:
         return (
             base is not None
             and start >= base
+            and self._tokens is not None  # (a first read under way has not ended)
             and not self._stale
             and self._announced <= base + len(self._log)
         )
@@ -173,7 +175,9 @@ class Feed:
             self._catch_up()
         assert self._base is not None
         with self._lock:  # the log and the tokens it was read with, together
-            return Read(self._log[start - self._base :], self._tokens)
+            if self._tokens is not None:
+                return Read(self._log[start - self._base :], self._tokens)
+        return Read(*self._store.feed(self.game_id, start))  # (never read yet: read here)
 
     def _catch_up(self) -> None:
         with self._reading:
