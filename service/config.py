@@ -65,7 +65,7 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         # clocks' timeouts). Past it, its costly requests are 429, computer players reply
         # to its moves on the workers, and its games' jobs wait until it allows. See
         # service/play/budget.py and service/api/ratelimit.py.
-        "COST_BUDGET_SECONDS_PER_ADDRESS": float(env.get("COST_BUDGET_SECONDS_PER_ADDRESS", 10.0)),
+        "COST_BUDGET_SECONDS_PER_ADDRESS": float(env.get("COST_BUDGET_SECONDS_PER_ADDRESS", 7.0)),
         # A match of computer players only may be played to this target at most, else
         # 422 (0: to its variant's default target at most).
         "BOT_ONLY_MAX_TARGET": int(env.get("BOT_ONLY_MAX_TARGET", 0)),
@@ -74,15 +74,15 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         "RATE_LIMIT_PER_TOKEN": int(env.get("RATE_LIMIT_PER_TOKEN", 300)),
         # Quotas of the expensive operations (see service/api/ratelimit.py): hints and
         # computer-player turns per minute, games created per hour.
-        # What one address may cost within them is half a core at most (`make hostile`,
-        # docs/reliability.md): a worst-case hint or analysis is some 0.3 s of CPU, a
-        # worst-case POST /v1/legal-moves some 60 ms.
-        "HINT_LIMIT_PER_ADDRESS": int(env.get("HINT_LIMIT_PER_ADDRESS", 15)),
-        "HINT_LIMIT_PER_TOKEN": int(env.get("HINT_LIMIT_PER_TOKEN", 15)),
+        # They count requests; what those cost is bounded by COST_BUDGET_SECONDS_PER_ADDRESS
+        # (above: half a core at most for one address, `make hostile`,
+        # docs/reliability.md): a worst-case hint or analysis is some 0.3 s of CPU.
+        "HINT_LIMIT_PER_ADDRESS": int(env.get("HINT_LIMIT_PER_ADDRESS", 60)),
+        "HINT_LIMIT_PER_TOKEN": int(env.get("HINT_LIMIT_PER_TOKEN", 30)),
         "BOT_LIMIT_PER_ADDRESS": int(env.get("BOT_LIMIT_PER_ADDRESS", 60)),
         "BOT_LIMIT_PER_TOKEN": int(env.get("BOT_LIMIT_PER_TOKEN", 30)),
         "CREATION_LIMIT_PER_ADDRESS": int(env.get("CREATION_LIMIT_PER_ADDRESS", 600)),
-        "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 60)),
+        "ANALYSIS_LIMIT_PER_ADDRESS": int(env.get("ANALYSIS_LIMIT_PER_ADDRESS", 300)),
         "TRUSTED_PROXIES": int(env.get("TRUSTED_PROXIES", 0)),
         # Every per-address limit counts a client's network, not its one address: the
         # address's first ADDRESS_PREFIX_V4 bits (32: the address itself) or
