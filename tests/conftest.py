@@ -10,7 +10,7 @@ N above it).
 
 ``make test`` runs the suite in parallel (pytest-xdist, ``--dist loadgroup``): each
 worker is a session of its own, with its own private Redis and its own free ports. The
-modules of :data:`GROUPS` must not share the machine with each other's tests: each such
+tests of :data:`GROUPS` must not share the machine with each other: each such
 group runs on one worker, its tests one after another (the other workers go on with the
 rest).
 """
