@@ -97,6 +97,14 @@ endif
 		--beside '$(VENV_PY) -P -m service.worker' \
 		-- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
 
+# The suite runs in parallel (pytest-xdist): TEST_WORKERS processes (`auto`: one a CPU),
+# each a session of its own with its own private Redis and free ports; `--dist loadgroup`
+# keeps the tests that must not share the machine (the browser, the TypeScript client,
+# the tests that hold many processes or measure time: tests/conftest.py's GROUPS) each
+# group on one worker, one test at a time. TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
+
 # The browser tests (tests/test_browser.py) drive Debian's Chromium: installed here where
 # apt-get can (as root), quietly; where it cannot, those tests skip and the rest run.
 test: $(STAMP) ## Run the test suite (it starts its own private Redis)
@@ -105,13 +113,13 @@ test: $(STAMP) ## Run the test suite (it starts its own private Redis)
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends chromium) >/dev/null 2>&1 \
 		|| echo "could not install chromium: the browser tests will skip"; }
-	$(VENV_PY) -m pytest
+	$(VENV_PY) -m pytest $(PYTEST_PARALLEL)
 
 # The mypyc build (`make compile`) lives in build/mypyc, off the import path: `make test`
 # always runs the .py sources; this target runs the same suite against the build.
 test-compiled: $(STAMP) ## Run the test suite against the mypyc build of `make compile`
 	$(VENV_PY) -m tests.bench.compiled check
-	SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) $(VENV)/bin/pytest --import-mode=append
+	SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) $(VENV)/bin/pytest --import-mode=append $(PYTEST_PARALLEL)
 
 # What CI runs against the build besides `make test` (the whole suite twice would not fit
 # its time): the tests that exercise the compiled modules (the rules, every variant,
@@ -124,8 +132,8 @@ COMPILED_TESTS = tests/test_engine_build.py tests/test_rules.py tests/test_varia
 	tests/test_deploy.py::test_metrics_on_a_port_of_their_own
 test-compiled-engine: $(STAMP) ## The engine's tests and an API smoke test against the mypyc build (built first; skipped without a C compiler)
 	@if $(PREPARE_COMPILED); then \
-		echo "SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) pytest --import-mode=append $(COMPILED_TESTS)"; \
-		SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) $(VENV)/bin/pytest --import-mode=append $(COMPILED_TESTS); \
+		echo "SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) pytest --import-mode=append $(PYTEST_PARALLEL) $(COMPILED_TESTS)"; \
+		SCOPA_ENGINE=compiled PYTHONPATH=$(COMPILED) $(VENV)/bin/pytest --import-mode=append $(PYTEST_PARALLEL) $(COMPILED_TESTS); \
 	else \
 		echo "SKIPPED: the tests against the compiled engine (no mypyc build: see the line above)"; \
 	fi

@@ -5,15 +5,24 @@ The tests talk to a real Redis server, never a fake: by default a private
 port of 127.0.0.1 (with an append-only file, so ``redis_server.restart()`` keeps the
 data).  A ``REDIS_URL`` in the environment is ignored; to run the suite against
 another server set ``TEST_REDIS_URL`` instead (its database is flushed before each
-test, so point it at a scratch database).
+test, so point it at a scratch database; in a parallel run, worker N uses the database
+N above it).
+
+``make test`` runs the suite in parallel (pytest-xdist, ``--dist loadgroup``): each
+worker is a session of its own, with its own private Redis and its own free ports. The
+tests of :data:`GROUPS` must not share the machine with each other: each such
+group runs on one worker, its tests one after another (the other workers go on with the
+rest).
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis
@@ -26,6 +35,59 @@ from tests.devredis import RedisServer
 from tests.helpers import Table
 from tests.live import LiveService
 
+#: Tests that run one at a time on one worker, by group (a key is a module, or a test's
+#: id from the module on): the browser and the TypeScript client (Chromium, tsc and node
+#: are heavy, and ``make node-tools`` installs into one shared folder), the tests that
+#: hold many processes or connections (several services, Redis topologies, a load test,
+#: hundreds of streams), and those that measure how long things take (a timeout, a
+#: deadline, a breaker's cool-down, a recovery).
+GROUPS = {
+    "test_browser.py": "browser",
+    "test_ts_client.py": "node",
+    "test_scale_out.py": "processes",
+    "test_redis_topologies.py": "processes",
+    "test_loadtest.py": "processes",
+    "test_api_stream.py::test_200_streams_see_every_move_of_a_match_within_a_second": "processes",
+    "test_faults.py": "timing",
+    "test_hung_redis.py": "timing",
+    "test_api_move_analysis.py::TestAnalyse::test_the_deadline_holds_on_a_huge_position": "timing",
+}
+
+
+def group_of(nodeid: str) -> str | None:
+    """A test's group in :data:`GROUPS`: its test's (parameters aside), else its module's."""
+    path, _, test = nodeid.partition("::")
+    module = path.rsplit("/", 1)[-1]
+    return GROUPS.get(f"{module}::{test.split('[')[0]}", GROUPS.get(module))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = group_of(item.nodeid)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's, in the process that schedules
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """With ``--dist loadgroup``, every grouped test's node id names its group (xdist's
+    way of telling the scheduler) and no two tests share a node id (it would run only
+    one of them): else the groups would mix, or tests would not run, and nothing would
+    say so."""
+    if node.config.option.dist != "loadgroup":
+        return
+    ungrouped = [nodeid for nodeid in ids if "@" not in nodeid and group_of(nodeid)]
+    shared = [nodeid for nodeid, n in Counter(ids).items() if n > 1]
+    if ungrouped or shared:
+        pytest.exit(
+            "--dist loadgroup would not run the suite as grouped (is pytest the version"
+            f" pyproject.toml asks for?): not in their group: {ungrouped[:2]};"
+            f" node ids shared: {shared[:2]}",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+
+
 #: The SERVER_SECRET of the apps the tests build.
 TEST_SECRET = "tests-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -37,12 +99,28 @@ class ExternalRedis:
     url: str
 
 
+def worker_database(url: str) -> str:
+    """``TEST_REDIS_URL`` for this xdist worker: worker ``gwN`` flushes and uses the URL's
+    database plus N, so that the workers of a parallel run never flush each other's."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return url
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss") or parts.query:
+        raise pytest.UsageError(
+            f"TEST_REDIS_URL={url}: a parallel run needs a redis:// or rediss:// URL with no"
+            " query, whose database it numbers by worker; or run with TEST_WORKERS=0 (-n 0)"
+        )
+    database = int(parts.path.strip("/") or 0) + int(worker[2:])
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer | ExternalRedis]:
     """The session's Redis: a private persistent ``RedisServer``, or ``TEST_REDIS_URL``."""
     external_url = os.environ.get("TEST_REDIS_URL")
     if external_url:
-        yield ExternalRedis(external_url)
+        yield ExternalRedis(worker_database(external_url))
         return
     with RedisServer(persist=True) as server:
         yield server

@@ -126,10 +126,16 @@ class TestOverHttp:
         table.create(clock=5)
         early = table.client.post(table.url("/bots"))
         assert early.status_code == 409
-        seat = table.view()["turn"]
-        time.sleep(5.1)
-        late = table.client.post(table.url("/bots"))
+        view = table.view()
+        seat = view["turn"]
+        due = datetime.fromisoformat(view["clock"]["deadline"]).timestamp()
+        # Asked again and again: refused until the clock runs out, then the move is played.
+        give_up = time.monotonic() + 15
+        while (late := table.client.post(table.url("/bots"))).status_code == 409:
+            assert time.monotonic() < give_up, late.json
+            time.sleep(0.05)
         assert late.status_code == 200, late.json
+        assert time.time() >= due - 0.001  # (the deadline is shown to the millisecond)
         played = late.json["events"][0]
         assert played["type"] == "move" and played["seat"] == seat and played["timeout"] is True
         log = table.client.get(table.url("/events")).get_json()["events"]

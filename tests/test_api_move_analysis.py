@@ -383,9 +383,13 @@ class TestAnalyse:
         hidden = {"10B", "9D", "9C", "9S", "9B", "8D", "8C", "8S", "8B"}
         table = [c.code for c in DECK if c.code not in set(hand.split()) | hidden]
         known = knowledge({"hand": hand.split(), "table": table})
-        started = time.perf_counter()
+        started, computed = time.perf_counter(), time.thread_time()
         found = analyse(known, random.Random(1), 60_000.0, 0.2)
-        assert time.perf_counter() - started < 0.2 * 3 + 0.5
+        # It stops computing soon after its deadline (the CPU time it took: a loaded
+        # machine may keep it waiting to run, not make it compute more), and answers
+        # long before its budget of a minute.
+        assert time.thread_time() - computed < 0.2 * 3 + 0.5
+        assert time.perf_counter() - started < 10
         assert found.cut and 0 < found.evaluated < len(found.moves)
 
     def test_the_analysis_agrees_with_the_advice(self) -> None:

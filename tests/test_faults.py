@@ -205,16 +205,25 @@ def test_a_worker_killed_mid_request_leaves_every_match_consistent(
     for thread in threads:
         thread.start()
     killed = []
+
+    def wait_for_moves(more: int = 4) -> None:
+        """Until the clients have had ``more`` moves answered (or one of them failed)."""
+        played = len(answered)
+        give_up = time.monotonic() + 30
+        while len(answered) < played + more and not errors:
+            assert time.monotonic() < give_up, f"the clients stopped playing\n{service.log_tail()}"
+            time.sleep(0.02)
+
     try:
         for _ in range(3):
-            time.sleep(0.4)
+            wait_for_moves()
             workers = service.worker_pids()
             assert workers, service.log_tail()
             victim = max(workers, key=sockets_of)  # the busiest: the one with requests
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
             wait_for_workers(service, exclude=killed)
-        time.sleep(0.4)
+        wait_for_moves()  # on the new workers
     finally:
         stop.set()
         for thread in threads:
@@ -304,8 +313,14 @@ def test_a_restart_finishes_requests_in_flight_and_loses_no_match(
             in_flight["body"] = answer.json()
 
         thread = threading.Thread(target=let_bots_move)
-        thread.start()
-        time.sleep(0.2)
+        # In flight once its worker has read the match (Redis' MONITOR shows each command).
+        with (
+            redis.Redis.from_url(store_server.url, socket_timeout=10) as store,
+            store.monitor() as monitor,
+        ):
+            thread.start()
+            while key_for(bots.game_id) not in monitor.next_command()["command"]:
+                pass
         views = {p.game_id: p.view(0) for p in people}
         assert service.stop() == 0, service.log_tail()  # SIGTERM: graceful
         thread.join(timeout=60)

@@ -33,7 +33,7 @@ from redis.retry import Retry
 from service.api.breaker import GuardedConnection
 from service.engine.replay import comparable, replay
 from service.play import GameStore, connections
-from service.play.store import key_for
+from service.play.store import channel_for, key_for
 from tests.devredis import RedisServer
 from tests.live import DEFAULT_ENV, ROOT, LiveService
 
@@ -146,7 +146,11 @@ def play_all(
         thread.start()
     started.wait()
     if during is not None:
-        time.sleep(1.0)  # the matches are under way
+        # Once the matches are under way: each created, and a few requests answered each.
+        give_up = time.monotonic() + 30
+        while statuses[201] < len(MATCHES) or statuses[200] < 5 * len(MATCHES):
+            assert not errors and time.monotonic() < give_up, (errors, statuses)
+            time.sleep(0.01)
         during()
     for thread in threads:
         thread.join(timeout=MATCH_SECONDS + 60)
@@ -304,7 +308,18 @@ def test_a_stream_on_one_instance_hears_moves_made_on_the_other(cluster: Any) ->
         listener = threading.Thread(target=listen, daemon=True)
         listener.start()
         assert ready.wait(10), "no state event on the stream"
-        time.sleep(0.3)  # the other instance's subscriber takes up the game's channel
+        # Until the other instance's subscriber has taken up the game's shard channel (on
+        # the master of its slot, which counts its own subscribers).
+        client = connections.connect(cluster.url)
+        assert isinstance(client, connections.RedisCluster)
+        channel = channel_for(table.game_id)
+        holder = client.get_node_from_key(channel)
+        connections.close(client)
+        with redis.Redis(host=holder.host, port=holder.port) as master:
+            give_up = time.monotonic() + 10
+            while master.pubsub_shardnumsub(channel)[0][1] < 1:
+                assert time.monotonic() < give_up, "the subscriber never took up the channel"
+                time.sleep(0.01)
         sent: list[float] = []
         for _ in range(3):
             view = table.send("GET", game)
