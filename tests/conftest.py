@@ -47,9 +47,11 @@ GROUPS = {
     "test_scale_out.py": "processes",
     "test_redis_topologies.py": "processes",
     "test_loadtest.py": "processes",
+    "test_slow_clients.py": "processes",
     "test_api_stream.py::test_200_streams_see_every_move_of_a_match_within_a_second": "processes",
     "test_faults.py": "timing",
     "test_hung_redis.py": "timing",
+    "test_fair_bots.py": "timing",
     "test_api_move_analysis.py::TestAnalyse::test_the_deadline_holds_on_a_huge_position": "timing",
 }
 
