@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from time import thread_time
 
 from flask import Flask, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -130,7 +131,7 @@ def install(app: Flask) -> None:
     def _limit() -> None:
         if request.path in UNLIMITED_PATHS:
             return
-        g.cpu_started = time.thread_time()
+        g.cpu_started = thread_time()
         names = ["requests"]
         if request.endpoint in ENDPOINT_QUOTAS:
             names.append(ENDPOINT_QUOTAS[request.endpoint])
@@ -143,7 +144,7 @@ def install(app: Flask) -> None:
         started = g.pop("cpu_started", None)
         if started is None:
             return
-        used = time.thread_time() - started
+        used = thread_time() - started
         reserved = g.pop("cost_reserved", 0.0)
         if used >= CHARGED_FROM_SECONDS or reserved:
             try:
