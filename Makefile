@@ -12,7 +12,7 @@
 PYTHON ?= $(if $(firstword $(wildcard $(addsuffix /python3.11,$(subst :, ,$(PATH))))),python3.11,python3)
 VENV = .venv
 # `make run` listens on this machine only unless HOST says otherwise (HOST=0.0.0.0: every
-# interface; put a buffering proxy with TLS in front then: README, Deploying).
+# interface; put a buffering proxy with TLS in front then: docs/deploy.md).
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WEB_CONCURRENCY ?= 2

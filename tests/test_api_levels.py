@@ -19,7 +19,7 @@ from service.bots.greedy import GreedyBot
 from service.bots.random_bot import RandomBot
 from service.play.steps import BotSettings
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+API_GUIDE = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 
 
 def test_the_levels_are_listed_weakest_first(client: FlaskClient) -> None:
@@ -87,12 +87,12 @@ def test_an_unknown_level_is_refused_with_the_levels_named(client: FlaskClient) 
     assert "apprentice" in response.get_data(as_text=True)
 
 
-def test_the_readme_shows_the_ratings_the_service_answers() -> None:
-    """The README's table of levels is the one GET /v1/bot-levels answers."""
-    text = README.read_text(encoding="utf-8")
+def test_the_api_guide_shows_the_ratings_the_service_answers() -> None:
+    """docs/api.md's table of levels is the one GET /v1/bot-levels answers."""
+    text = API_GUIDE.read_text(encoding="utf-8")
     for level in LEVELS:
         row = re.search(rf"^\| `{level.name}` \| {level.label} \|.*$", text, re.MULTILINE)
-        assert row, f"no README row for {level.name}"
+        assert row, f"no row in docs/api.md for {level.name}"
         assert f"| {level.rating:+d} |" in row.group(0) or (
             level.rating == 0 and "| 0 |" in row.group(0)
         ), row.group(0)

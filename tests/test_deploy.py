@@ -371,7 +371,7 @@ def test_gunicorn_listens_on_this_machine_only_unless_host_says_otherwise(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str | None, bind: str
 ) -> None:
     """`make run` (and gunicorn.conf.py) on 127.0.0.1 by default: an instance reached
-    directly has no proxy in front (README, Deploying)."""
+    directly has no proxy in front (docs/deploy.md, "What sits in front")."""
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
     monkeypatch.delenv("PORT", raising=False)
     if host is None:

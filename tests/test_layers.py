@@ -1,5 +1,5 @@
 """The code reads top-down: each layer imports only the layers below it, and no module
-imports another in a loop (README, "The code").
+imports another in a loop (docs/development.md, "The code").
 
     service.app  >  service.api  >  service.play  >  service.bots  >  service.engine
 

@@ -1,5 +1,5 @@
 """The examples the spec shows, by operationId: one exchange with the service, the match
-of the README. Ana creates a match against Bruno, a `greedy` computer player, from a
+of docs/api.md. Ana creates a match against Bruno, a `greedy` computer player, from a
 given deck; she reads her view and her legal moves, plays the settebello without saying
 what it takes (422: it can take two ways), then says which; Bruno answers at once.
 And the same two at Cirulla, where Ana declares her cards before she plays.

@@ -42,7 +42,7 @@ class Level:
 #: level against the ones next to it and the expert against greedy, on the same seeded
 #: deals with the seats swapped; the ratings are the least-squares fit of each pairing's
 #: ``400 log10(score / (1 - score))``, a hand won counting 1 and a hand drawn 1/2. The
-#: figures and the command are in docs/performance.md and the README.
+#: figures and the command are in docs/performance.md and docs/api.md.
 RATINGS_MEASURED = "make tournament PAIRINGS=levels DEALS=1000 BUDGET=50 (2026-12-02)"
 
 #: The levels of computer player, weakest first.
