@@ -38,15 +38,16 @@ for _path in reversed([p for p in os.environ.get("PYTHONPATH", "").split(os.path
         sys.path.remove(_path)
     sys.path.insert(0, _path)
 
-from service import config  # noqa: E402 - after the path is set, above
+# (As _config: gunicorn takes a top-level name `config` for its own setting of that name.)
+from service import config as _config  # noqa: E402 - after the path is set, above
 
 # Every setting is read, and checked, here in the master before it forks (service/config.py
-# declares them all: docs/configuration.md): a bad one stops gunicorn with one line naming
-# it, rather than each worker failing to boot with a traceback.
+# declares them all: docs/configuration.md): a bad value stops gunicorn with one line
+# naming it, rather than each worker failing to boot with a traceback. (What must hold
+# together, such as a SERVER_SECRET, the app checks as it is built: service.config.check.)
 try:
-    _settings = config.read()
-    config.check(config.from_env())
-except config.ConfigError as _error:
+    _settings = _config.read()
+except _config.ConfigError as _error:
     sys.exit(f"scopa: {_error}")
 
 _host = _settings["HOST"]

@@ -165,24 +165,6 @@ def test_gunicorn_stops_before_forking_with_one_line(name: str, value: str) -> N
     assert "Traceback" not in completed.stderr + completed.stdout
 
 
-def test_gunicorn_stops_without_a_server_secret() -> None:
-    env = {**os.environ, **DEFAULT_ENV, "PORT": str(free_port()), "SERVER_SECRET": ""}
-    completed = subprocess.run(
-        [GUNICORN, "-c", "deploy/gunicorn.conf.py", APP],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert completed.returncode != 0
-    assert _stderr_lines(completed) == [
-        line for line in _stderr_lines(completed) if line.startswith("scopa: SERVER_SECRET")
-    ]
-    assert len(_stderr_lines(completed)) == 1, completed.stderr
-
-
 def test_the_background_worker_stops_with_one_line() -> None:
     env = {**os.environ, "EXPERT_BUDGET_MS": "-5", "REDIS_URL": "redis://127.0.0.1:1/0"}
     completed = subprocess.run(
