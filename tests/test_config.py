@@ -11,10 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from service import config
 from service.app import create_app
 from tests.live import APP, DEFAULT_ENV, GUNICORN, ROOT, free_port
+from tests.test_deploy import deployments, dockerfile_stages, k8s_documents
 
 GUIDE = ROOT / "docs" / "configuration.md"
 
@@ -204,3 +206,40 @@ def test_the_settings_module_imports_nothing_of_the_service() -> None:
 def test_the_guide_is_where_the_makefile_writes_it() -> None:
     assert "-m service.config docs/configuration.md" in (ROOT / "Makefile").read_text()
     assert Path(GUIDE).is_file()
+
+
+def test_every_variable_the_deployments_set_is_declared_and_accepted() -> None:
+    """The image, compose and the Kubernetes manifests set only declared settings (the
+    guide lists each), with values the service takes."""
+    image = dockerfile_stages()[-1]
+    image_env = dict(
+        re.findall(r"(\w+)=(\S+)", " ".join(args for word, args in image if word == "ENV"))
+    )
+    (config_map,) = [d for d in k8s_documents() if d["kind"] == "ConfigMap"]
+    pod_env = {
+        item["name"]: item.get("value")
+        for deployment in deployments().values()
+        for container in deployment["spec"]["template"]["spec"]["containers"]
+        for item in container.get("env", [])
+    }
+    compose = yaml.safe_load((ROOT / "deploy" / "docker-compose.yml").read_text())
+    compose_env = {
+        name: value
+        for service in ("api", "worker")
+        for name, value in compose["services"][service].get("environment", {}).items()
+    }
+    sources = {"image": image_env, "ConfigMap": config_map["data"], "pods": pod_env}
+    sources["compose"] = compose_env
+    interpreter = {"PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"}
+    declared = {setting.name for setting in config.SETTINGS}
+    checked = set()
+    for where, env in sources.items():
+        assert set(env) - interpreter - declared == set(), where
+        literal = {
+            name: str(value)
+            for name, value in env.items()
+            if name in declared and value is not None and "$" not in str(value)
+        }
+        config.read(literal)  # raises ConfigError if one is refused
+        checked |= set(literal)
+    assert {"HOST", "PORT", "METRICS_PORT", "WEB_CONCURRENCY", "LOG_LEVEL"} <= checked
