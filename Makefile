@@ -36,7 +36,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi loadtest clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi docs loadtest clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -203,6 +203,11 @@ lint-openapi: $(NODE_TOOLS)/.installed ## Lint openapi/openapi.json with Redocly
 openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	@mkdir -p openapi
 	SERVER_SECRET=only-writing-the-spec-0123456789abcdef FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
+
+# docs/configuration.md: the settings service/config.py declares, grouped, with their
+# defaults and meanings (tests/test_config.py fails when the checked-in file differs).
+docs: $(SERVE_STAMP) ## Write docs/configuration.md from the settings declared in service/config.py
+	$(VENV_PY) -m service.config docs/configuration.md
 
 BENCH_ARGS ?=
 bench: $(STAMP) ## Hands per second: naive vs the engine, pure Python and its mypyc build (built first, with a C compiler); BENCH_ARGS=--help

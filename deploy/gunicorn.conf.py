@@ -1,24 +1,13 @@
 """Gunicorn settings for the Scopa service (used by `make run` and the Docker image).
 
 The app is stateless (every match lives in Redis), so any number of workers and
-replicas can serve any request.  Tunables come from the environment:
-
-    HOST                the address to listen on (default 127.0.0.1: this machine only);
-                        the image, compose and the Kubernetes manifests set 0.0.0.0, as
-                        a container must listen on all its interfaces
-    PORT                port to listen on (default 8000)
-    WEB_CONCURRENCY     worker processes (default 2)
-    GUNICORN_THREADS    threads per worker for ordinary requests (default 4)
-    STREAMS_PER_WORKER  event streams a worker holds at once, each on a thread of its
-                        own besides those (default 200)
-    PROMETHEUS_MULTIPROC_DIR  a writable directory for the workers' metrics files (default:
-                        a fresh temporary directory; in Kubernetes, an emptyDir): its
-                        *.db files are removed when gunicorn starts
-    METRICS_PORT        if set, /metrics is served on this port (by the master, every
-                        worker's figures added up) and no longer on PORT
-    PYTHONPATH          searched before the current directory, which gunicorn puts first
-                        on the path: `make run` serves the mypyc build of the engine
-                        with PYTHONPATH=build/mypyc (see below)
+replicas can serve any request.  Its settings come from the environment, each declared
+once in service/config.py and listed in docs/configuration.md (`make docs`): here HOST,
+PORT, WEB_CONCURRENCY, GUNICORN_THREADS, STREAMS_PER_WORKER, METRICS_PORT and
+PROMETHEUS_MULTIPROC_DIR; every one is checked before the master forks. Besides those,
+PYTHONPATH is searched before the current directory, which gunicorn puts first on the
+path: `make run` serves the mypyc build of the engine with PYTHONPATH=build/mypyc (see
+below).
 
 Event streams (GET /v1/games/{id}/stream) last minutes to an hour, each holding a thread
 of its worker while it waits for the game's next commit (asleep: no CPU, no GIL). gthread
@@ -35,10 +24,36 @@ import resource
 import sys
 import tempfile
 
-_host = os.environ.get("HOST", "127.0.0.1")
+# gunicorn puts its working directory first on sys.path (before reading this file), where
+# the .py sources are, and imports the package from there (for worker_class and
+# logger_class below) before its own `pythonpath` setting would apply. So the directories
+# of PYTHONPATH are moved to the front here, in their order, before anything of the
+# service is imported: the mypyc build of the engine that `make run` names there
+# (build/mypyc, a compiled copy of the package) is what the master and every worker
+# import. Without PYTHONPATH, nothing changes. (The image installs its build in
+# site-packages instead.)
+for _path in reversed([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]):
+    _path = os.path.abspath(_path)
+    if _path in sys.path:
+        sys.path.remove(_path)
+    sys.path.insert(0, _path)
+
+# (As _config: gunicorn takes a top-level name `config` for its own setting of that name.)
+from service import config as _config  # noqa: E402 - after the path is set, above
+
+# Every setting is read, and checked, here in the master before it forks (service/config.py
+# declares them all: docs/configuration.md): a bad value stops gunicorn with one line
+# naming it, rather than each worker failing to boot with a traceback. (What must hold
+# together, such as a SERVER_SECRET, the app checks as it is built: service.config.check.)
+try:
+    _settings = _config.read()
+except _config.ConfigError as _error:
+    sys.exit(f"scopa: {_error}")
+
+_host = _settings["HOST"]
 bind = f"[{_host}]" if ":" in _host else _host  # an IPv6 address in brackets
-bind += f":{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+bind += f":{_settings['PORT']}"
+workers = _settings["WEB_CONCURRENCY"]
 # gthread's worker, each request read whole in its event loop before a thread serves it
 # (slow clients cost a file descriptor, not a thread), gunicorn's own error pages (for
 # requests that are not valid HTTP) sent as RFC 9457 problems: service/serving.py.
@@ -55,22 +70,7 @@ if _soft != resource.RLIM_INFINITY and _soft < _wanted:
         resource.RLIMIT_NOFILE,
         (_wanted if _hard == resource.RLIM_INFINITY else min(_wanted, _hard), _hard),
     )
-threads = int(os.environ.get("GUNICORN_THREADS", "4")) + int(
-    os.environ.get("STREAMS_PER_WORKER", "200")
-)
-
-# gunicorn puts its working directory first on sys.path (before reading this file), where
-# the .py sources are, and imports the package from there (for worker_class and
-# logger_class below) before its own `pythonpath` setting would apply. So the directories
-# of PYTHONPATH are moved to the front here, in their order: the mypyc build of the
-# engine that `make run` names there (build/mypyc, a compiled copy of the package) is
-# what the master and every worker import. Without PYTHONPATH, nothing changes. (The
-# image installs its build in site-packages instead.)
-for _path in reversed([p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]):
-    _path = os.path.abspath(_path)
-    if _path in sys.path:
-        sys.path.remove(_path)
-    sys.path.insert(0, _path)
+threads = _settings["GUNICORN_THREADS"] + _settings["STREAMS_PER_WORKER"]
 
 # Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads new
 # connections over them. With the one socket they would share, whichever worker was
@@ -128,7 +128,7 @@ logconfig_dict = {
 
 # Prometheus metrics from every worker, added up at /metrics (see service/api/observability.py).
 # A fresh directory per start, unless the environment names one.
-if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+if not _settings["PROMETHEUS_MULTIPROC_DIR"]:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="scopa-metrics-")
 
 
@@ -148,7 +148,7 @@ def when_ready(server):
     server.log.info("listening at %s (a socket a worker)", ", ".join(server.cfg.bind))
     # METRICS_PORT: /metrics on a port of its own, served by the master (a thread of its),
     # so that only the scraper reaches it; the app then serves no /metrics on PORT.
-    port = os.environ.get("METRICS_PORT")
+    port = _settings["METRICS_PORT"]
     if not port:
         return
     from prometheus_client import CollectorRegistry, multiprocess, start_http_server
@@ -156,7 +156,7 @@ def when_ready(server):
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
     # On HOST too: 127.0.0.1 unless set (the image and the manifests set 0.0.0.0).
-    start_http_server(int(port), addr=_host, registry=registry)
+    start_http_server(port, addr=_host, registry=registry)
     server.log.info("metrics on port %s", port)
 
 

@@ -48,10 +48,6 @@ that is not valid HTTP/1.1 is refused (400, 501, ...) before any operation reads
 """
 
 
-#: The shortest SERVER_SECRET accepted (a token_urlsafe(32) is 43 characters).
-MIN_SECRET_LENGTH = 32
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     # No redirects (they would be HTML): "/v1/games//moves" is a plain 404.
@@ -82,20 +78,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         },
     )
     app.config.update(config or {})
-    if len(app.config["SERVER_SECRET"]) < MIN_SECRET_LENGTH:
-        raise RuntimeError(
-            f"SERVER_SECRET must be set to a random string of at least {MIN_SECRET_LENGTH} "
-            "characters, the same on every instance: make one with "
-            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
-        )
-    if (
-        app.config["REDIS_MIN_REPLICAS"]
-        and app.config["REDIS_REPLICA_TIMEOUT_SECONDS"] >= app.config["REDIS_TIMEOUT_SECONDS"]
-    ):
-        raise RuntimeError(
-            "REDIS_REPLICA_TIMEOUT_SECONDS must be shorter than REDIS_TIMEOUT_SECONDS: the "
-            "wait for replicas is a Redis call, which gives up after REDIS_TIMEOUT_SECONDS"
-        )
+    # Settings that must be right together (a server secret, a wait for replicas that fits
+    # in a Redis call): ConfigError, one line, if not.
+    settings.check(app.config)
     provider = OrjsonProvider(app)
     provider.sort_keys = False  # as built: a view's keys in the order the schema lists them
     app.json = provider

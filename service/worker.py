@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from typing import Any
 
@@ -51,11 +50,15 @@ def main(argv: list[str] | None = None) -> int:
         "number of computer players' matches can keep from a clock",
     )
     args = parser.parse_args(argv)
+    try:  # a bad setting: one line naming it, and the worker does not start
+        every = config.read()
+        values = config.from_env()
+    except config.ConfigError as error:
+        parser.exit(2, f"{parser.prog}: {error}\n")
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     build = engine_build()
     logging.getLogger(__name__).info(engine_description(build))
-    check_engine(build, os.environ.get("SCOPA_ENGINE", ""))
-    values = config.from_env()
+    check_engine(build, every["SCOPA_ENGINE"])
     settings = settings_from(values)
     configure(settings)
     connection = queue_connection(

@@ -37,6 +37,7 @@ from prometheus_client import (
 )
 from prometheus_client import REGISTRY as DEFAULT_REGISTRY
 
+from .. import config
 from ..engine import EventKind
 from ..engine.build import check_engine, engine_build, engine_description
 from ..play import Step
@@ -141,7 +142,7 @@ def configure_logging() -> None:
     handler.setFormatter(JsonFormatter())
     handler.addFilter(RequestIdFilter())
     logger.addHandler(handler)
-    logger.setLevel(os.environ.get("LOG_LEVEL", "INFO").upper())
+    logger.setLevel(config.read()["LOG_LEVEL"])  # upper case, one of LOG_LEVELS
     logger.propagate = False
 
 
@@ -159,7 +160,7 @@ def report_engine() -> str:
         _engine_logged_by = os.getpid()
         logging.getLogger(__name__).info(engine_description(build), extra={"engine": build})
     ENGINE_INFO.labels(build).set(1)
-    check_engine(build, os.environ.get("SCOPA_ENGINE", ""))
+    check_engine(build, config.read()["SCOPA_ENGINE"])
     return build
 
 
