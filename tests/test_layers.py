@@ -3,7 +3,8 @@ imports another in a loop (docs/development.md, "The code").
 
     service.app  >  service.api  >  service.play  >  service.bots  >  service.engine
 
-``service.config`` holds settings only and imports nothing of the service.
+``service.config`` holds the settings; it imports only the reading of a Redis URL
+(``service.play.connections``), when it checks one.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ LAYERS = {
     "service.engine": set(),
     "service.bots": {"service.engine"},
     "service.play": {"service.engine", "service.bots"},
-    "service.api": {"service.engine", "service.bots", "service.play"},
-    "service.config": set(),
+    "service.api": {"service.engine", "service.bots", "service.play", "service.config"},
+    # Settings only; a REDIS_URL is checked with the one reading of it
+    # (service.play.connections.parse), imported when a URL is checked.
+    "service.config": {"service.play"},
     "service.app": {"service.api", "service.play", "service.config"},
     "service.worker": {"service.engine", "service.play", "service.config"},
     # gunicorn's worker (deploy/gunicorn.conf.py), and how it frames the requests it reads.
