@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 import redis
 from redis.cluster import RedisCluster
+from redis.commands.core import Script
 
 from ..engine import Event
 from .connections import Client, close
@@ -330,40 +331,34 @@ class GameStore:
         """The game's version and its event log from position ``start`` on (0: the
         whole log), oldest first, read at once; on the :attr:`shared` client if
         ``shared``."""
-        client = self.shared if shared else self.redis
-        keys = [key_for(game_id), events_key_for(game_id)]
-        if self.replicas:
-            with client.pipeline(transaction=False) as pipe:
-                self._read_log(keys=keys, args=[start], client=pipe)
-                pipe.wait(self.replicas, self._replica_timeout_ms)
-                found, acknowledged = pipe.execute()
-            self._confirm(acknowledged)
-        else:
-            found = self._read_log(keys=keys, args=[start], client=client)
-        if found is None:
-            raise GameNotFoundError(game_id)
-        version, raw = found
+        version, raw = self._read_game(self._read_log, game_id, start, shared=shared)
         return int(version), [orjson.loads(e) for e in raw]
 
     def feed(self, game_id: str, start: int) -> tuple[list[Event], tuple[str | None, ...]]:
         """The game's event log from position ``start`` on, and the token hash of each
         seat (None: a computer player's, or an open seat) as of the last of those
         events, read at once on the :attr:`shared` client: what a live stream reads."""
-        client = self.shared
+        _, raw, tokens = self._read_game(self._read_feed, game_id, start, shared=True)
+        hashes = orjson.loads(tokens)  # (Lua's cjson writes an empty list as {})
+        return [orjson.loads(e) for e in raw], tuple(hashes) if isinstance(hashes, list) else ()
+
+    def _read_game(self, script: Script, game_id: str, start: int, *, shared: bool) -> Any:
+        """The reply of a read ``script`` of the game's keys from log position ``start``
+        (with :attr:`replicas` set, confirmed in the same round trip); GameNotFoundError
+        when it finds no game."""
+        client = self.shared if shared else self.redis
         keys = [key_for(game_id), events_key_for(game_id)]
         if self.replicas:
             with client.pipeline(transaction=False) as pipe:
-                self._read_feed(keys=keys, args=[start], client=pipe)
+                script(keys=keys, args=[start], client=pipe)
                 pipe.wait(self.replicas, self._replica_timeout_ms)
                 found, acknowledged = pipe.execute()
             self._confirm(acknowledged)
         else:
-            found = self._read_feed(keys=keys, args=[start], client=client)
+            found = script(keys=keys, args=[start], client=client)
         if found is None:
             raise GameNotFoundError(game_id)
-        _, raw, tokens = found
-        hashes = orjson.loads(tokens)  # (Lua's cjson writes an empty list as {})
-        return [orjson.loads(e) for e in raw], tuple(hashes) if isinstance(hashes, list) else ()
+        return found
 
     def earlier_answer(self, game_id: str, request: IdempotentRequest) -> Answer | None:
         """The answer kept for ``request`` by an earlier commit to the game, or None;
