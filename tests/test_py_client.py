@@ -15,7 +15,6 @@ import io
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tokenize
 from pathlib import Path
@@ -24,6 +23,7 @@ import pytest
 import requests
 
 from tests.live import LiveService
+from tests.test_ts_client import run as run_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "openapi.json"
@@ -36,16 +36,8 @@ ESCAPE_COMMENT = re.compile(r"type:\s*ignore")
 
 
 def run(*command: str | Path, cwd: Path = ROOT, timeout: float = 300) -> str:
-    done = subprocess.run(
-        [str(part) for part in command],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-    assert done.returncode == 0, f"{command[0]} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout + done.stderr
+    """What ``command`` printed, its errors included (the generator warns there)."""
+    return run_tool(*command, cwd=cwd, timeout=timeout, with_stderr=True)
 
 
 def generate(into: Path, **config: bool) -> Path:

@@ -37,7 +37,11 @@ ESCAPES = {
 }
 
 
-def run(*command: str | Path, cwd: Path = ROOT, timeout: float = 300) -> str:
+def run(
+    *command: str | Path, cwd: Path = ROOT, timeout: float = 300, with_stderr: bool = False
+) -> str:
+    """What ``command`` printed (its standard output, and its errors with
+    ``with_stderr``); the test fails, showing both, unless it succeeded."""
     done = subprocess.run(
         [str(part) for part in command],
         cwd=cwd,
@@ -47,7 +51,7 @@ def run(*command: str | Path, cwd: Path = ROOT, timeout: float = 300) -> str:
         check=False,
     )
     assert done.returncode == 0, f"{command[0]} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
+    return done.stdout + done.stderr if with_stderr else done.stdout
 
 
 @pytest.fixture(scope="session")
