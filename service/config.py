@@ -380,6 +380,23 @@ SETTINGS: tuple[Setting, ...] = (
         meaning="the same per seat token",
     ),
     Setting(
+        "REACTION_LIMIT_PER_ADDRESS",
+        int,
+        120,
+        minimum=0,
+        group=LIMITS,
+        meaning="reactions (emotes sent to a game's streams) a minute per client address "
+        "(0: no limit)",
+    ),
+    Setting(
+        "REACTION_LIMIT_PER_TOKEN",
+        int,
+        30,
+        minimum=0,
+        group=LIMITS,
+        meaning="the same per seat token",
+    ),
+    Setting(
         "BOT_LIMIT_PER_ADDRESS",
         int,
         60,
