@@ -14,6 +14,7 @@ from . import config as settings
 from .api import (
     bodies,
     breaker,
+    compression,
     cors,
     docs_ui,
     observability,
@@ -129,6 +130,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["scopa_bot_queue"] = background.queue_for(queue_connection)
     breaker.install(app, redis_breaker)
 
+    compression.install(app)  # first: its after_request hook runs last
     observability.install(app)
     cors.install(app)
     docs_ui.install(app)
