@@ -20,6 +20,7 @@ from .api import (
     observability,
     play_page,
     ratelimit,
+    rules_page,
     spec_document,
 )
 from .api.json_provider import OrjsonProvider
@@ -135,6 +136,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     cors.install(app)
     docs_ui.install(app)
     play_page.install(app)
+    rules_page.install(app)
     bodies.install(app)
     ratelimit.install(app)
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
