@@ -52,7 +52,9 @@ def test_a_translation_has_exactly_the_sections_of_docs_rules_md(lang: str) -> N
     assert not missing and not extra, f"{lang}.md drifted: lacks {missing}, has {extra}"
     assert ours == theirs, f"{lang}.md: sections out of order"
     # Translated: the headings that are words (not an option's or a variant's name).
-    worded = [(h, e) for h, e in zip(headings(lang), english(), strict=True) if len(e.text.split()) > 2]
+    worded = [
+        (h, e) for h, e in zip(headings(lang), english(), strict=True) if len(e.text.split()) > 2
+    ]
     same = [h.text for h, e in worded if h.text == e.text]
     assert len(same) < len(worded) / 4, f"{lang}.md: headings left in English: {same}"
 
