@@ -4,8 +4,9 @@
 ``text/event-stream`` is not among the types compressed, and no streamed answer is
 (a compressor would hold events back until its buffer fills).
 
-The levels are cheap ones: brotli 4 and gzip 6 compress a game view (about 3 KB) in
-tens of microseconds (docs/performance.md). Answers whose body is the same for the
+The levels are cheap ones: brotli 4 and gzip 6 halve a game view (727 bytes to 365
+and 373 for a 2-player view) in 23 and 12 µs; with flask-compress's handling, about
+40 µs a compressed answer in all (brotli 11 would take 1.3 ms for 310 bytes). Answers whose body is the same for the
 life of the process (the OpenAPI document, the page's files) say so with
 :func:`fixed_body`, and each is compressed once per encoding, then served from memory.
 
