@@ -125,3 +125,24 @@ def test_a_token_has_its_own_quota(redis_url: str, make_app: Callable[..., Flask
     assert react(table, 1).status_code == 202  # another seat's token: its own count
     # Other requests of the same token are not counted against it.
     assert table.client.get(table.url(), headers=table.auth(0)).status_code == 200
+
+
+def test_a_seat_that_left_gets_no_more_reactions(
+    table: Table, open_stream: Callable[..., AppStream]
+) -> None:
+    """A stream whose token no longer holds its seat ends (revoked) before any reaction
+    sent after it left: the reactions come with the read of the log that shows it."""
+    created = table.create(seats=[{"name": "Ana"}, {"open": True}, {"open": True}])
+    code = created["join"]["code"]
+    joined = table.client.post(table.url("/join"), json={"name": "Bruno", "code": code})
+    assert joined.status_code == 200, joined.get_json()
+    token = joined.get_json()["token"]
+    stream = open_stream(table.url("/stream"), {"Authorization": f"Bearer {token}"})
+    host = open_stream(table.url("/stream"), table.auth(0))
+    left = table.client.post(table.url("/leave"), headers={"Authorization": f"Bearer {token}"})
+    assert left.status_code == 204
+    assert react(table, 0, "sad").status_code == 202
+    assert reaction(host).data["emote"] == "sad"  # it was sent, and heard
+    rest = stream.events(lambda sse: sse.event == "end")
+    assert rest[-1].data == {"reason": "revoked"}
+    assert not [sse for sse in rest if sse.event == "reaction"]
