@@ -6,9 +6,10 @@
 
 The levels are cheap ones: brotli 4 and gzip 6 halve a game view (727 bytes to 365
 and 373 for a 2-player view) in 23 and 12 µs; with flask-compress's handling, about
-40 µs a compressed answer in all (brotli 11 would take 1.3 ms for 310 bytes). Answers whose body is the same for the
-life of the process (the OpenAPI document, the page's files) say so with
-:func:`fixed_body`, and each is compressed once per encoding, then served from memory.
+40 µs a compressed answer in all (brotli 11 would take 1.3 ms for 310 bytes). Answers
+whose body is the same for the life of the process (the OpenAPI document, the page's
+files, the rules page) say so with :func:`fixed_body`, and each is compressed once per
+encoding, then served from memory.
 
 A strong ETag becomes the compressed representation's own (``"7"`` -> ``"7:br"``, as
 RFC 9110 8.8.1 asks of a transformed body). The views answer If-None-Match themselves,
