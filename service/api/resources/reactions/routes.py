@@ -32,7 +32,12 @@ OPEN = frozenset({Status.WAITING, Status.PLAYING})
 @blp.route("/games/<string:game_id>/reactions")
 class GameReactions(MethodView):
     @blp.arguments(ReactionRequestSchema)
-    @blp.response(202, ReactionSchema)
+    @blp.response(
+        202,
+        ReactionSchema,
+        description="Sent to every stream open on the game now, as this body (`event: "
+        "reaction`).",
+    )
     @blp.documents(
         "sendReaction",
         {
@@ -40,8 +45,11 @@ class GameReactions(MethodView):
             404: "No game has this id (it never existed, or it expired).",
             409: "The match is over: reactions are for a game waiting or being played.",
             422: "`emote` is missing or not one of the set.",
+            429: "Too many reactions (the `reactions` quota) or requests from this address "
+            "or token: `detail` says which; retry after `Retry-After` seconds.",
             **STORE_ERRORS,
         },
+        limited=False,  # limited, and its 429 says so above: by its own quota too
         security=SEAT_AUTH,
     )
     def post(self, body: dict[str, Any], game_id: str) -> Any:
