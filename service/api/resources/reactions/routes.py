@@ -35,8 +35,7 @@ class GameReactions(MethodView):
     @blp.response(
         202,
         ReactionSchema,
-        description="Sent to every stream open on the game now, as this body (`event: "
-        "reaction`).",
+        description="Sent to every stream open on the game now, as this body (`event: reaction`).",
     )
     @blp.documents(
         "sendReaction",
