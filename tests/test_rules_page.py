@@ -69,6 +69,18 @@ def test_the_drift_check_sees_a_section_added_removed_or_renamed() -> None:
     assert renamed[0].text == "R1 Le carte"
 
 
+def test_a_reference_to_a_shown_section_is_a_link_to_it() -> None:
+    html, _ = render(
+        "## R1 Cards\n\n### R1.1 The deck {#r11-the-deck}\n"
+        "See R1.1 and R1, not R12 nor `R1`; R1.10 is not R1.1.\n"
+    )
+    assert '<h3 id="r11-the-deck">R1.1 The deck</h3>' in html  # (no link in a heading)
+    assert (
+        'See <a href="#r11-the-deck">R1.1</a> and <a href="#r1-cards">R1</a>, not R12 nor '
+        '<code>R1</code>; R1.10 is not <a href="#r11-the-deck">R1.1</a>.'
+    ) in html
+
+
 def test_no_raw_html_passes_through() -> None:
     html, _ = render("## R1 <b>x</b>\n\n<script>alert(1)</script>\n\n[a](javascript:alert(1))\n")
     assert "<script" not in html and "<b>" not in html and 'href="javascript:' not in html
@@ -114,8 +126,11 @@ def test_the_page_in_each_language(client: FlaskClient, lang: str) -> None:
     assert "script" not in page.tags and not page.inline  # no script, no inline style
     assert page.headings[0] == 1 and page.headings.count(1) == 1
     assert all(b - a <= 1 for a, b in zip(page.headings, page.headings[1:], strict=False))
-    # Every section of docs/rules.md R1-R10, under its anchor.
+    # Every section of docs/rules.md R1-R10, under its anchor; every reference to one a
+    # link there.
     assert [a for a in page.ids if a.startswith("r")] == [h.anchor for h in english()]
+    internal = [link[1:] for link in page.links if link.startswith("#")]
+    assert len(internal) > 50 and set(internal) <= set(page.ids)
     sheet = f"{PREFIX}{VERSION}/rules.css"
     assert sheet in page.links and "rules.css" in ASSETS
     assert client.get(sheet).status_code == 200

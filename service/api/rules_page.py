@@ -27,6 +27,7 @@ from html import escape
 
 from flask import Blueprint, Flask, Response, request
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from .compression import fixed_body, unchanged
 from .play_page import HEADERS, PREFIX, VERSION, WEB
@@ -49,6 +50,8 @@ _PARSER = MarkdownIt("commonmark", {"html": False}).enable("table")
 _SECTION = re.compile(r"^## R(\d+) ", re.MULTILINE)
 _LEVEL_TWO = re.compile(r"^## ", re.MULTILINE)
 _NAMED = re.compile(r"\s*\{#([a-z0-9_-]+)\}\s*$")
+#: A reference to a section in the text ("R4", "R10.5").
+_REFERENCE = re.compile(r"\bR\d+(?:\.\d+)?\b")
 
 
 def slug(text: str) -> str:
@@ -85,7 +88,8 @@ class Heading:
 
 def render(markdown: str) -> tuple[str, list[Heading]]:
     """``markdown`` as HTML (raw HTML in it escaped), each heading with its anchor as
-    ``id`` (a ``{#anchor}`` at its end, else GitHub's for its text); and the headings."""
+    ``id`` (a ``{#anchor}`` at its end, else GitHub's for its text), each reference to
+    one of its sections in the text ("R4.1") a link to it; and the headings."""
     tokens = _PARSER.parse(markdown)
     headings = []
     for index, token in enumerate(tokens):
@@ -103,7 +107,36 @@ def render(markdown: str) -> tuple[str, list[Heading]]:
         anchor = named or slug(text)
         token.attrSet("id", anchor)
         headings.append(Heading(int(token.tag[1]), anchor, text.strip()))
+    sections = {h.text.split()[0]: h.anchor for h in headings if h.text}
+    for index, token in enumerate(tokens):
+        if token.type == "inline" and (index == 0 or tokens[index - 1].type != "heading_open"):
+            token.children = _linked(token.children or [], sections)
     return _PARSER.renderer.render(tokens, _PARSER.options, {}), headings
+
+
+def _linked(children: list[Token], sections: dict[str, str]) -> list[Token]:
+    """``children`` with each section number in their text a link to its anchor."""
+    linked: list[Token] = []
+    for child in children:
+        if child.type != "text":
+            linked.append(child)
+            continue
+        text, start = child.content, 0
+        for found in _REFERENCE.finditer(text):
+            anchor = sections.get(found.group())
+            if anchor is None:
+                continue
+            if found.start() > start:
+                linked.append(Token("text", "", 0, content=text[start : found.start()]))
+            linked += [
+                Token("link_open", "a", 1, attrs={"href": f"#{anchor}"}),
+                Token("text", "", 0, content=found.group()),
+                Token("link_close", "a", -1),
+            ]
+            start = found.end()
+        if start < len(text):
+            linked.append(Token("text", "", 0, content=text[start:]))
+    return linked
 
 
 def page(lang: str) -> bytes:
