@@ -19,6 +19,7 @@ from .api import (
     observability,
     play_page,
     ratelimit,
+    service_keys,
     spec_document,
 )
 from .api.json_provider import OrjsonProvider
@@ -72,7 +73,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A seat's token, as returned when the game was created.",
-                    }
+                    },
+                    "serviceKey": service_keys.SECURITY_SCHEME,
                 }
             },
         },
@@ -134,6 +136,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     docs_ui.install(app)
     play_page.install(app)
     bodies.install(app)
+    service_keys.install(app)
     ratelimit.install(app)
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:

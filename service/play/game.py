@@ -84,9 +84,12 @@ class Game:
     join_generation: int = 0
     #: Who pays for the game's background play (its computer players' moves, its clock's
     #: timeouts), against their budget (service/play/budget.py): the creator's address as
-    #: the rate limits key it ("a:..."); a service key's, once those exist, "k:...".
+    #: the rate limits key it ("a:..."), or its service key ("key:<name>").
     #: None for a game stored before payers existed: charged to nobody.
     payer: str | None = None
+    #: The name of the service key that created the game, which may read and play every
+    #: seat of it, abort, delete and list it; None for a game created without a key.
+    owner: str | None = None
 
     @property
     def playing(self) -> Match:
@@ -152,6 +155,8 @@ class Game:
             state["join_generation"] = self.join_generation
         if self.payer is not None:
             state["payer"] = self.payer
+        if self.owner is not None:
+            state["owner"] = self.owner
         return state
 
     @classmethod
@@ -173,4 +178,5 @@ class Game:
             host=state.get("host"),
             join_generation=state.get("join_generation", 0),
             payer=state.get("payer"),
+            owner=state.get("owner"),
         )

@@ -215,6 +215,7 @@ def create(
     previous: str | None = None,
     secret: bytes = b"",
     payer: str | None = None,
+    owner: str | None = None,
     bot_only_max_target: int = 0,
 ) -> Creation:
     """A new game: its match dealt and the computer players moving if it is their turn;
@@ -222,7 +223,8 @@ def create(
     It gets ``game_id`` (default: a new one, :func:`new_game_id`) and each person's
     ``tokens`` (default: random ones, :func:`new_token`). The join code is made from
     ``secret``, the server's (:func:`join_code`). ``payer`` pays for its background
-    play (:attr:`Game.payer`). A match of computer players only may be played to
+    play (:attr:`Game.payer`); ``owner``, the service key creating it (:attr:`Game.owner`).
+    A match of computer players only may be played to
     ``bot_only_max_target`` points at most (0: to its variant's default target at most);
     raises BotMatchTooLongError."""
     match, events = setup.start()  # with open seats, only to check that it can start
@@ -258,6 +260,7 @@ def create(
         clock=setup.clock,
         host=host,
         payer=payer,
+        owner=owner,
     )
     opening = len(events)
     events += _bots_move(game, settings)
@@ -352,7 +355,7 @@ def rematch(
     """The match after the finished ``game`` (which :func:`link_rematch` linked to it):
     the same seats, variant, target and rules, the deal passing to the next seat. Each
     person's token is :func:`rematch_token`, so any seat can ask for it later. ``payer``
-    (the seat that asked) pays for its background play."""
+    (the seat that asked) pays for its background play; the game's owner owns it too."""
     match = game.playing
     if match.status is not Status.FINISHED or game.next is None:
         raise MatchNotOverError(game.id)
@@ -371,7 +374,14 @@ def rematch(
         for seat, old in enumerate(game.token_hashes)
     ]
     return create(
-        setup, settings, game.next, tokens=tokens, previous=game.id, secret=secret, payer=payer
+        setup,
+        settings,
+        game.next,
+        tokens=tokens,
+        previous=game.id,
+        secret=secret,
+        payer=payer,
+        owner=game.owner,  # a key's game's rematch is the key's too
     )
 
 

@@ -36,6 +36,7 @@ from ...headers import (
 )
 from ...problems import STORE_ERRORS, Problem, ProblemType, etag
 from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_AUTH, seat_of, seat_required
+from ...service_keys import requesting_key
 from . import answers
 from .schemas import (
     BotMovesSchema,
@@ -149,6 +150,7 @@ class GameCollection(MethodView):
             game_id,
             secret=server_secret(),
             payer=ratelimit.payer(),
+            owner=requesting_key(),
             bot_only_max_target=bot_only_max_target(),
         )
         created = answers.created(creation, creation.tokens)
