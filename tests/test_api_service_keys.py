@@ -3,6 +3,7 @@ with the games it created, and how its requests are counted."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -396,3 +397,124 @@ class TestDelete:
         client = keyed()
         game = finished_game(client)
         assert client.delete(f"/v1/games/{game}", headers=key(ACME)).status_code == 204
+
+
+# -- the platform's player ids and metadata ------------------------------------------------
+
+ANA, BO, CARLA = "pid-ana-4f1c", "pid-bo-77e2", "pid-carla-0b9d"
+
+
+class TestPlayerIds:
+    def test_creation_checks_them(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+
+        def refused(body: dict[str, Any], headers: dict[str, str] | None = None) -> str:
+            answer = client.post(
+                "/v1/games", json=body, headers=key(ACME) if headers is None else headers
+            )
+            assert answer.status_code == 422, answer.get_json()
+            return str(answer.get_json())
+
+        assert "service key" in refused(
+            {"seats": [{"name": "A", "player_id": "x"}, {"name": "B"}]}, {}
+        )
+        assert "service key" in refused({"metadata": {"a": "b"}}, {})
+        assert "printable" in refused({"seats": [{"name": "A", "player_id": "a b"}, {"name": "B"}]})
+        assert "printable" in refused(
+            {"seats": [{"name": "A", "player_id": "x" * 65}, {"name": "B"}]}
+        )
+        assert "16 entries" in refused({"metadata": {f"k{i}": "v" for i in range(17)}})
+        assert "1024 bytes" in refused({"metadata": {"a": "é" * 400, "b": "x" * 300}})
+        assert "letters, digits" in refused({"metadata": {"a b": "c"}})
+        assert "control" in refused({"metadata": {"a": "line\nbreak"}})
+        made = client.post(
+            "/v1/games",
+            json={"metadata": {f"k{i}": "v" * 50 for i in range(16)}},
+            headers=key(ACME),
+        )
+        assert made.status_code == 201 and len(made.get_json()["state"]["metadata"]) == 16
+
+    def test_a_player_id_reaches_the_key_and_its_seat_only(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """Every output a seat or a spectator reads: the view, legal moves, the log, the
+        stream, hands, moves' and joins' answers, an invitation, a rematch. Another seat's
+        player id is in none of them; the key sees them all."""
+        app = make_app(REDIS_URL=redis_url, SERVICE_KEYS=KEYS, STREAM_KEEPALIVE_SECONDS=0.3)
+        client = app.test_client()
+        try:
+            game = create(
+                client,
+                seats=[
+                    {"name": "Ana", "player_id": ANA},
+                    {"name": "Bo", "player_id": BO},
+                    {"open": True, "player_id": CARLA},
+                ],
+                metadata={"round": "3"},
+                target=1,
+            )
+            assert [s["player_id"] for s in game["seats"]] == [ANA, BO, CARLA]  # the key's
+            assert game["state"]["metadata"] == {"round": "3"}
+            url = f"/v1/games/{game['id']}"
+            ana, bo = key(game["seats"][0]["token"]), key(game["seats"][1]["token"])
+            code = game["join"]["code"]
+            invitation = client.get(f"{url}/join?code={code}")
+            joined = client.post(f"{url}/join", json={"name": "Carla", "code": code})
+            assert joined.status_code == 200
+            carla = key(joined.get_json()["token"])
+            assert [s.get("player_id") for s in joined.get_json()["state"]["seats"]] == [
+                None,
+                None,
+                CARLA,
+            ]
+            streams = {
+                "Bo": AppStream(client.get(f"{url}/stream", headers=bo, buffered=False)),
+                "spectator": AppStream(client.get(f"{url}/stream", buffered=False)),
+            }
+            # Bo's seen texts, a spectator's, and Carla's.
+            seen: dict[str, list[str]] = {
+                "Bo": [],
+                "spectator": [invitation.get_data(as_text=True)],
+            }
+            seen["Carla"] = [joined.get_data(as_text=True)]
+            for who, headers in (("Bo", bo), ("spectator", {}), ("Carla", carla)):
+                for path in ("", "/events", "/hands", "/legal-moves"):
+                    answer = client.get(url + path, headers=headers)
+                    if answer.status_code == 200:
+                        seen[who].append(answer.get_data(as_text=True))
+            view = client.get(url, headers=bo).get_json()
+            assert [s.get("player_id", "absent") for s in view["seats"]] == ["absent", BO, "absent"]
+            # A whole match, played through the seats' own tokens.
+            tokens = {0: ana, 1: bo, 2: carla}
+            for _ in range(200):
+                view = client.get(url).get_json()
+                if view["status"] != "playing":
+                    break
+                turn = view["turn"]
+                move = client.get(f"{url}/legal-moves", headers=tokens[turn]).get_json()["moves"][0]
+                answer = client.post(
+                    f"{url}/moves",
+                    json={"card": move["card"], "capture": move["capture"]},
+                    headers=tokens[turn],
+                )
+                if turn == 1:
+                    seen["Bo"].append(answer.get_data(as_text=True))
+            rematch = client.post(f"{url}/rematch", headers=bo)
+            assert rematch.status_code in (200, 201), rematch.get_json()
+            seen["Bo"].append(rematch.get_data(as_text=True))
+            for who, stream in streams.items():
+                stream.closing.set()
+                while (sse := stream.next()) is not None:
+                    seen[who].append(json.dumps(sse.data))
+            for who, texts in seen.items():
+                own = {"Bo": BO, "Carla": CARLA}.get(who)
+                others = {ANA, BO, CARLA} - {own}
+                assert texts
+                for text in texts:
+                    assert not any(pid in text for pid in others), (who, text[:300])
+            # The key sees every seat's, whatever seat it reads as.
+            for as_seat in ("", "?as_seat=1"):
+                seats = client.get(url + as_seat, headers=key(ACME)).get_json()["seats"]
+                assert [s["player_id"] for s in seats] == [ANA, BO, CARLA]
+        finally:
+            close_hub(app)
