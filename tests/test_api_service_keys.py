@@ -4,6 +4,8 @@ with the games it created, and how its requests are counted."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -518,3 +520,128 @@ class TestPlayerIds:
                 assert [s["player_id"] for s in seats] == [ANA, BO, CARLA]
         finally:
             close_hub(app)
+
+
+# -- listing ------------------------------------------------------------------------------
+
+
+def listing(client: FlaskClient, query: str = "", secret: str = ACME) -> dict[str, Any]:
+    answer = client.get(f"/v1/games{query}", headers=key(secret))
+    assert answer.status_code == 200, answer.get_json()
+    body: dict[str, Any] = answer.get_json()
+    if body["next"] is not None:
+        assert answer.headers["Link"] == f'<{body["next"]}>; rel="next"'
+    else:
+        assert "Link" not in answer.headers
+    return body
+
+
+def every_page(client: FlaskClient, query: str, secret: str = ACME) -> list[list[str]]:
+    pages, url = [], f"/v1/games{query}"
+    while url:
+        answer = client.get(url, headers=key(secret))
+        assert answer.status_code == 200, answer.get_json()
+        pages.append([game["id"] for game in answer.get_json()["games"]])
+        url = answer.get_json()["next"]
+    return pages
+
+
+class TestListing:
+    def test_a_keys_games_newest_first_filtered(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        made = [
+            create(
+                client,
+                seats=[{"name": "A", "player_id": f"p{i % 2}"}, {"name": "B"}],
+                metadata={"i": str(i), "cup": "spring" if i < 3 else "autumn"},
+                variant="cirulla" if i == 4 else "scopa",
+            )["id"]
+            for i in range(5)
+        ]
+        create(client, BETA)  # another key's
+        client.post("/v1/games", json={})  # nobody's
+        assert [g["id"] for g in listing(client)["games"]] == made[::-1]
+        pages = every_page(client, "?limit=2")
+        assert [i for page in pages for i in page] == made[::-1]
+        assert all(len(page) <= 2 for page in pages)
+        games = listing(client, "?player_id=p1")["games"]
+        assert [g["id"] for g in games] == [made[3], made[1]]
+        assert games[0]["seats"][0]["player_id"] == "p1"
+        assert [g["id"] for g in listing(client, "?metadata.cup=spring&metadata.i=1")["games"]] == [
+            made[1]
+        ]
+        assert [g["id"] for g in listing(client, "?variant=cirulla")["games"]] == [made[4]]
+        assert listing(client, "", BETA)["games"][0]["id"] not in made
+        # Status, as the games have it now.
+        client.post(f"/v1/games/{made[2]}/abort", json={"reason": "x"}, headers=key(ACME))
+        aborted = listing(client, "?status=aborted")["games"]
+        assert [(g["id"], g["status"], g["abort_reason"]) for g in aborted] == [
+            (made[2], "aborted", "x")
+        ]
+        assert made[2] not in [g["id"] for g in listing(client, "?status=playing")["games"]]
+        # Creation times (exclusive bounds, to the millisecond).
+        times = {g["id"]: g["created_at"] for g in listing(client, "?limit=100")["games"]}
+        middle = times[made[2]]
+        after = [g["id"] for g in listing(client, f"?created_after={middle}")["games"]]
+        assert after == [i for i in made[::-1] if times[i] > middle] and made[4] in after
+        before = [g["id"] for g in listing(client, f"?created_before={middle}")["games"]]
+        assert before == [i for i in made[::-1] if times[i] < middle] and made[0] in before
+
+    @pytest.mark.parametrize(
+        "query",
+        [
+            "?status=won",
+            "?variant=chess",
+            "?limit=0",
+            "?limit=101",
+            "?created_after=yesterday",
+            "?created_after=2026-01-01T00:00:00",  # no offset
+            "?cursor=bm90LWEtY3Vyc29y",
+            "?metadata.a%20b=c",
+            "?colour=red",
+        ],
+    )
+    def test_a_bad_filter_is_a_422(self, keyed: Callable[..., FlaskClient], query: str) -> None:
+        answer = keyed().get(f"/v1/games{query}", headers=key(ACME))
+        assert answer.status_code == 422, answer.get_json()
+
+    def test_only_a_key_lists(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        game = create(client)
+        for headers in ({}, key(game["seats"][0]["token"])):
+            answer = client.get("/v1/games", headers=headers)
+            assert answer.status_code == 401
+            assert "service key" in answer.get_json()["detail"]
+
+    def test_pages_are_stable_under_concurrent_creation(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        """Games created while a client pages through its listing (by another thread, and
+        many in the same millisecond) never move a page: every game that was there is
+        seen once, in order; the new ones would sort before the first page."""
+        client = keyed()
+        before = [create(client)["id"] for _ in range(12)]
+        stop, created_meanwhile = threading.Event(), []
+
+        def creating() -> None:
+            other = client.application.test_client()
+            while not stop.is_set():
+                created_meanwhile.append(create(other)["id"])
+
+        creator = threading.Thread(target=creating)
+        creator.start()
+        try:
+            seen: list[str] = []
+            url: str | None = "/v1/games?limit=5"
+            while url:
+                while len(created_meanwhile) < 3 * (len(seen) // 5 + 1):
+                    time.sleep(0.01)  # (wait for the creator to have made more: no fixed wait)
+                answer = client.get(url, headers=key(ACME)).get_json()
+                seen += [game["id"] for game in answer["games"]]
+                url = answer["next"]
+        finally:
+            stop.set()
+            creator.join()
+        fresh = set(created_meanwhile)
+        assert [i for i in seen if i not in fresh] == before[::-1]
+        assert len(seen) == len(set(seen))

@@ -51,6 +51,40 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
     return view
 
 
+def summary_of(game: Game) -> dict[str, Any]:
+    """A game as its key's listing shows it: from the view of the key that created it
+    (every seat's player id)."""
+    view = view_of(game, None)
+    return {
+        "id": game.id,
+        "version": game.version,
+        "status": view["status"],
+        "variant": view["variant"],
+        "created_at": _utc(game.created_at),
+        "seats": [
+            {
+                "seat": seat["seat"],
+                "name": seat["name"],
+                "bot": seat["bot"],
+                "player_id": seat.get("player_id"),
+            }
+            for seat in view["seats"]
+        ],
+        "scores": [team["score"] for team in view["teams"]],
+        "winner": view["winner"],
+        "abort_reason": view["abort_reason"],
+        "metadata": view["metadata"],
+    }
+
+
+def variant_of(game: Game) -> str:
+    """The game's variant's name (its lobby's, while it waits for people)."""
+    if game.match is None:
+        assert game.lobby is not None, "a game has a match or a lobby"
+        return str(game.lobby.setup["variant"])
+    return game.match.variant.name
+
+
 def rules_view(variant: str, rules: dict[str, Any]) -> dict[str, Any]:
     """A match's rules as its views show them: every option of its variant, those left
     at their defaults included (the stored rules leave Cirulla's out)."""
