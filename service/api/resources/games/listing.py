@@ -19,8 +19,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from flask import request
-from marshmallow import RAISE
 from flask.views import MethodView
+from marshmallow import RAISE
 
 from ....play import Game
 from ....play.listing import Position, games_key, player_key
