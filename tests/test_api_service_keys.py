@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -645,3 +646,116 @@ class TestListing:
         fresh = set(created_meanwhile)
         assert [i for i in seen if i not in fresh] == before[::-1]
         assert len(seen) == len(set(seen))
+
+
+# -- bulk creation ----------------------------------------------------------------------------
+
+
+def pairing(table: int, **more: Any) -> dict[str, Any]:
+    return {
+        "seats": [
+            {"name": "Ana", "player_id": f"a{table}"},
+            {"name": "Bo", "player_id": f"b{table}"},
+        ],
+        "metadata": {"round": "1", "table": str(table)},
+        **more,
+    }
+
+
+class TestBulk:
+    def test_a_round_in_one_call(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        made = client.post(
+            "/v1/games/bulk", json={"games": [pairing(t) for t in range(100)]}, headers=key(ACME)
+        )
+        assert made.status_code == 201, made.get_json()
+        games = made.get_json()["games"]
+        assert len(games) == 100 and len({g["id"] for g in games}) == 100
+        for table, game in enumerate(games):
+            assert [s["player_id"] for s in game["seats"]] == [f"a{table}", f"b{table}"]
+            token = key(game["seats"][0]["token"])
+            view = client.get(f"/v1/games/{game['id']}", headers=token).get_json()
+            assert view["you"] == 0 and view["metadata"]["table"] == str(table)
+        listed = client.get("/v1/games?metadata.round=1&limit=100", headers=key(ACME))
+        assert len(listed.get_json()["games"]) == 100
+        too_many = {"games": [pairing(t) for t in range(101)]}
+        assert client.post("/v1/games/bulk", json=too_many, headers=key(ACME)).status_code == 422
+
+    def test_all_or_none(self, keyed: Callable[..., FlaskClient], redis_url: str) -> None:
+        client = keyed()
+        bad = [pairing(0), pairing(1, target=1000), pairing(2)]
+        refused = client.post("/v1/games/bulk", json={"games": bad}, headers=key(ACME))
+        assert refused.status_code == 422 and "1" in refused.get_json()["errors"]["games"]
+        too_long = {"seats": [{"bot": "greedy"}, {"bot": "greedy"}], "target": 21}
+        bad = [pairing(0), too_long, pairing(2)]  # (a match the engine refuses)
+        refused = client.post("/v1/games/bulk", json={"games": bad}, headers=key(ACME))
+        assert refused.status_code == 422 and refused.get_json()["detail"].startswith("games[1]")
+        late = [pairing(0), pairing(1, start_at="2999-01-01T00:00:00Z")]
+        refused = client.post("/v1/games/bulk", json={"games": late}, headers=key(ACME))
+        assert refused.status_code == 422 and "games[1]" in refused.get_json()["detail"]
+        with_open = [{"seats": [{"name": "A"}, {"open": True}], "start_at": "2999-01-01T00:00:00Z"}]
+        refused = client.post("/v1/games/bulk", json={"games": with_open}, headers=key(ACME))
+        assert refused.status_code == 422 and "open seats" in refused.get_json()["detail"]
+        with redis.Redis.from_url(redis_url) as raw:
+            assert not raw.keys("scopa:game:*") and not raw.keys("scopa:owner:*")
+        # Without a key, nothing either.
+        assert client.post("/v1/games/bulk", json={"games": [pairing(0)]}).status_code == 401
+
+    def test_each_game_counts_against_the_keys_creations(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        client = keyed(SERVICE_KEY_CREATION_LIMIT=5)
+        three = {"games": [pairing(t) for t in range(3)]}
+        assert client.post("/v1/games/bulk", json=three, headers=key(ACME)).status_code == 201
+        over = client.post("/v1/games/bulk", json=three, headers=key(ACME))
+        assert over.status_code == 429 and "Retry-After" in over.headers
+        listed = client.get("/v1/games", headers=key(ACME)).get_json()["games"]
+        assert len(listed) == 3  # the refused round made nothing
+
+    def test_no_move_before_start_at_and_the_clock_starts_then(
+        self, keyed: Callable[..., FlaskClient], redis_url: str
+    ) -> None:
+        client = keyed()
+        start = datetime.now(UTC) + timedelta(seconds=30)
+        game = client.post(
+            "/v1/games/bulk",
+            json={"games": [pairing(0, clock=20, start_at=start.isoformat())]},
+            headers=key(ACME),
+        ).get_json()["games"][0]
+        url = f"/v1/games/{game['id']}"
+        view = client.get(url, headers=key(ACME)).get_json()
+        assert view["start_at"] == game["start_at"]
+        assert view["start_at"].startswith(start.strftime("%Y-%m-%dT%H:%M:%S"))
+        deadline = datetime.fromisoformat(view["clock"]["deadline"])
+        assert (deadline - start).total_seconds() == pytest.approx(20, abs=0.01)
+        turn = view["turn"]
+        card = client.get(f"{url}?as_seat={turn}", headers=key(ACME)).get_json()["hand"][0]
+        early = client.post(f"{url}/moves", json={"card": card}, headers=seat_of_key(ACME, turn))
+        assert early.status_code == 409
+        assert early.get_json()["type"] == "/problems/not-started-yet"
+        assert start.strftime("%Y-%m-%dT%H:%M:%S") in early.get_json()["detail"]
+        assert 1 <= int(early.headers["Retry-After"]) <= 31
+        with redis.Redis.from_url(redis_url) as raw:  # the clock's job is for start + 20 s
+            (when,) = pending_jobs(raw, game["id"]).values()
+            assert when == pytest.approx(deadline.timestamp(), abs=1)  # (rq: whole seconds)
+
+    def test_computer_players_wait_for_the_start(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        start = datetime.now(UTC) + timedelta(seconds=60)
+        games = client.post(
+            "/v1/games/bulk",
+            json={
+                "games": [
+                    {
+                        "seats": [{"bot": "greedy"}, {"name": "Ana"}],
+                        "first_dealer": 1,
+                        "start_at": start.isoformat(),
+                    }
+                ]
+            },
+            headers=key(ACME),
+        ).get_json()["games"]
+        url = f"/v1/games/{games[0]['id']}"
+        view = client.get(url, headers=key(ACME)).get_json()
+        assert view["turn"] == 0 and view["last_move"] is None  # the computer waits
+        assert client.post(f"{url}/bots", headers=key(ACME)).status_code == 409

@@ -93,6 +93,7 @@ def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
         "previous": None,
         "next": None,
         "abort_reason": None,
+        "start_at": None,
         "metadata": {},
         **changes,
     }
@@ -266,6 +267,20 @@ REQUESTS: dict[str, Any] = {
     "getPositionAnalysis": {**POSITION, "dealer": 1},
     "scoreHand": PILES,
     "abortGame": {"reason": "The tournament round was cancelled."},
+    "createGames": {
+        "games": [
+            {
+                "seats": [
+                    {"name": "Ana", "player_id": "user-8812"},
+                    {"name": "Bruno", "player_id": "user-1907"},
+                ],
+                "metadata": {"tournament": "spring-cup", "round": "3", "table": str(table)},
+                "clock": 60,
+                "start_at": "2026-12-05T18:00:00Z",
+            }
+            for table in (1, 2)
+        ]
+    },
 }
 #: Answers, by operation and status.
 ANSWERS: dict[str, dict[int, Any]] = {

@@ -43,10 +43,11 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
         view["join"] = join_answer(game.id, code)
     view["spectators"] = game.spectators
     clock = game.clock
-    view["clock"] = None if clock is None else {"seconds": clock, "deadline": _utc(game.deadline)}
+    view["clock"] = None if clock is None else {"seconds": clock, "deadline": utc(game.deadline)}
     view["previous"] = game.previous
     view["next"] = game.next
     view["abort_reason"] = game.aborted
+    view["start_at"] = utc(game.start_at)
     view["metadata"] = game.metadata
     return view
 
@@ -60,7 +61,7 @@ def summary_of(game: Game) -> dict[str, Any]:
         "version": game.version,
         "status": view["status"],
         "variant": view["variant"],
-        "created_at": _utc(game.created_at),
+        "created_at": utc(game.created_at),
         "seats": [
             {
                 "seat": seat["seat"],
@@ -94,7 +95,7 @@ def rules_view(variant: str, rules: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _utc(moment: float | None) -> str | None:
+def utc(moment: float | None) -> str | None:
     """A UNIX time as RFC 3339 text in UTC, to the millisecond."""
     if moment is None:
         return None

@@ -442,6 +442,14 @@ class GameViewSchema(ResponseSchema):
         allow_none=True,
         metadata={"description": "Why the game was aborted; null unless its status is `aborted`."},
     )
+    start_at = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "When the match starts (RFC 3339, UTC), for a match created to "
+            "start later (`POST /v1/games/bulk`): before then moves are 409 "
+            "(`/problems/not-started-yet`) and no clock runs; null otherwise."
+        },
+    )
     metadata = Metadata()
 
 
@@ -972,4 +980,51 @@ class GameListSchema(ResponseSchema):
             "until it is null. Games created while you page sort before your first page "
             "and never shift the pages after it."
         },
+    )
+
+
+# -- a round of games in one call -----------------------------------------------------------
+
+#: The most games one bulk creation makes.
+MAX_BULK = 100
+
+
+class BulkGameSchema(CreateGameSchema):
+    start_at = fields.AwareDateTime(
+        format="iso",
+        metadata={
+            "description": "When the match starts (RFC 3339 with its offset): it is dealt "
+            "now, but nobody moves before then (moves are 409 with the time) and the first "
+            "turn's clock starts then. A time past is now. Only for games whose seats are "
+            "all named, and at most the games' time to live ahead.",
+            "example": "2026-12-05T18:00:00Z",
+        },
+    )
+
+
+class BulkCreateSchema(StrictSchema):
+    games = fields.List(
+        fields.Nested(BulkGameSchema),
+        required=True,
+        validate=validate.Length(1, MAX_BULK),
+        metadata={
+            "description": f"1 to {MAX_BULK} games, each as `POST /v1/games` takes it, with "
+            "`start_at` besides."
+        },
+    )
+
+
+class BulkCreatedGameSchema(ResponseSchema):
+    id = fields.String()
+    version = Integer()
+    seats = fields.List(fields.Nested(CreatedSeatSchema))
+    start_at = fields.String(
+        allow_none=True, metadata={"description": "When the match starts; null: now."}
+    )
+
+
+class BulkCreatedSchema(ResponseSchema):
+    games = fields.List(
+        fields.Nested(BulkCreatedGameSchema),
+        metadata={"description": "Every game made, in the order asked, with its seats' tokens."},
     )
