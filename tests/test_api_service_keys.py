@@ -421,6 +421,29 @@ class TestDelete:
             for index in raw.keys("scopa:owner:*"):
                 assert raw.zscore(index, game_id) is None
 
+    def test_its_streams_end_and_leave_nothing(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        app = make_app(
+            REDIS_URL=redis_url,
+            SERVICE_KEYS=KEYS,
+            STREAM_KEEPALIVE_SECONDS=0.3,
+            STREAM_LIMIT_PER_GAME=5,
+        )
+        client = app.test_client()
+        try:
+            game_id = finished_game(client)  # (its streams stay open: a rematch may follow)
+            url = f"/v1/games/{game_id}"
+            stream = AppStream(client.get(f"{url}/stream", buffered=False))
+            assert stream.next() is not None
+            with redis.Redis.from_url(redis_url) as raw:
+                assert raw.keys(f"scopa:streams:*{game_id}*")  # its lease
+                assert client.delete(url, headers=key(ACME)).status_code == 204
+                assert stream.events(lambda sse: sse.event == "end")[-1].data == {"reason": "gone"}
+                assert not raw.keys(f"*{game_id}*")
+        finally:
+            close_hub(app)
+
     def test_a_finished_game(self, keyed: Callable[..., FlaskClient]) -> None:
         client = keyed()
         game = finished_game(client)

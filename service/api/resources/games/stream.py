@@ -309,7 +309,7 @@ def stream_settings(game_id: str, seat: int | None) -> StreamSettings:
             + ("for this service key" if who.startswith(ratelimit.KEY) else "from this address"),
         ),
         (
-            f"g:{game_id}" if spectator else f"g:{game_id}:{seat}",
+            live.holder_of(game_id, seat),
             int(config["STREAM_LIMIT_PER_GAME" if spectator else "STREAM_LIMIT_PER_SEAT"]),
             "Too many spectators follow this game at once"
             if spectator
