@@ -21,6 +21,7 @@ from .api import (
     play_page,
     ratelimit,
     rules_page,
+    service_keys,
     spec_document,
 )
 from .api.json_provider import OrjsonProvider
@@ -74,7 +75,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                         "type": "http",
                         "scheme": "bearer",
                         "description": "A seat's token, as returned when the game was created.",
-                    }
+                    },
+                    "serviceKey": service_keys.SECURITY_SCHEME,
                 }
             },
         },
@@ -138,6 +140,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     play_page.install(app)
     rules_page.install(app)
     bodies.install(app)
+    service_keys.install(app)
     ratelimit.install(app)
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:

@@ -18,6 +18,7 @@ when a Redis URL is given, :func:`service.play.connections.parse`, the one readi
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,8 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_GAME_TTL_SECONDS = 7 * 24 * 3600
 #: The shortest SERVER_SECRET accepted (a token_urlsafe(32) is 43 characters).
 MIN_SECRET_LENGTH = 32
+#: A service key's name: what its games, quotas and logs are known by.
+SERVICE_KEY_NAME = re.compile(r"[a-z0-9_-]{1,32}")
 #: LOG_LEVEL's values (any case), the logging module's levels.
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -125,6 +128,34 @@ def _redis_url(url: str) -> None:
     from .play.connections import parse  # redis-py's reading: imported only when needed
 
     parse(url)
+
+
+def service_keys(value: str) -> dict[str, str]:
+    """``SERVICE_KEYS``, ``name=secret,name=secret``, as {name: secret}; ValueError (whose
+    message never holds a secret) if a name is not 1 to 32 of ``a-z 0-9 _ -``, is given
+    twice, or its secret is shorter than the shortest server secret, or two keys share
+    one secret. Spaces around the parts are ignored; an empty value: no keys."""
+    keys: dict[str, str] = {}
+    for index, part in enumerate(value.split(","), 1):
+        if not part.strip():
+            continue
+        name, equals, secret = (piece.strip() for piece in part.partition("="))
+        if not equals or not SERVICE_KEY_NAME.fullmatch(name):
+            raise ValueError(
+                f"key {index} must be written name=secret, its name 1 to 32 of a-z, 0-9, _ and -"
+            )
+        if name in keys:
+            raise ValueError(f"the key {name} is given twice")
+        if len(secret) < MIN_SECRET_LENGTH or len(secret.split()) != 1:
+            raise ValueError(
+                f"the key {name}'s secret must be {MIN_SECRET_LENGTH} or more characters "
+                "without spaces or commas (python -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))' makes one)"
+            )
+        if secret in keys.values():
+            raise ValueError(f"the key {name} has another key's secret")
+        keys[name] = secret
+    return keys
 
 
 def _max_connections(values: Mapping[str, Any]) -> int:
@@ -297,6 +328,19 @@ SETTINGS: tuple[Setting, ...] = (
         "tokens not yet asked for)",
     ),
     Setting(
+        "SERVICE_KEYS",
+        str,
+        "",
+        group=REQUESTS,
+        secret=True,
+        check=service_keys,
+        meaning="the service keys platforms call the API with (`Authorization: Bearer "
+        "<secret>`), `name=secret,name=secret`: each name 1 to 32 of `a-z 0-9 _ -`, each "
+        f"secret {MIN_SECRET_LENGTH}+ random characters. A key creates games, acts for "
+        "every seat of its own games and lists them; its requests count against its own "
+        "quotas, not its address's (docs/platforms.md). Kept as keyed hashes, never logged",
+    ),
+    Setting(
         "MAX_BODY_BYTES",
         int,
         64 * 1024,
@@ -444,6 +488,25 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=0,
         group=LIMITS,
         meaning="games created an hour per client address (rematches count; 0: no limit)",
+    ),
+    Setting(
+        "SERVICE_KEY_RATE_LIMIT",
+        int,
+        12000,
+        minimum=0,
+        group=LIMITS,
+        meaning="requests a minute per service key, wherever they come from (instead of "
+        "the address's limit; the hint, bot and analysis quotas count per key at their "
+        "per-address values; 0: no limit)",
+    ),
+    Setting(
+        "SERVICE_KEY_CREATION_LIMIT",
+        int,
+        6000,
+        minimum=0,
+        group=LIMITS,
+        meaning="games created an hour per service key (each game of a bulk creation "
+        "counts; 0: no limit)",
     ),
     Setting(
         "ANALYSIS_LIMIT_PER_ADDRESS",

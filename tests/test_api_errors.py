@@ -246,9 +246,9 @@ class TestTransport:
     @pytest.mark.parametrize(
         ("method", "path", "allowed"),
         [
-            ("DELETE", "/v1/games/{id}", {"GET"}),
+            ("PATCH", "/v1/games/{id}", {"GET", "DELETE"}),
             ("PUT", "/v1/games/{id}", {"GET"}),
-            ("GET", "/v1/games", {"POST"}),
+            ("PUT", "/v1/games", {"GET", "POST"}),
             ("GET", "/v1/games/{id}/moves", {"POST"}),
             ("POST", "/v1/games/{id}/legal-moves", {"GET"}),
             ("GET", "/v1/legal-moves", {"POST"}),

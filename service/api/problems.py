@@ -9,7 +9,10 @@ No answer ever holds a stack trace or a hidden card.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from enum import StrEnum
 from http import HTTPStatus
 from typing import Any
@@ -31,14 +34,17 @@ from ..engine import (
     ScopaError,
 )
 from ..play import (
+    AlreadyOverError,
     BotMatchTooLongError,
     GameNotFoundError,
     IdempotencyKeyReusedError,
+    MatchAbortedError,
     MatchNotOverError,
     MatchStartedError,
     NoBotToMoveError,
     NoOpenSeatError,
     NotStartedError,
+    NotStartedYetError,
     NotTheHostError,
     StaleVersionError,
     VersionConflictError,
@@ -65,7 +71,9 @@ class ProblemType(StrEnum):
     GAME_NOT_FOUND = "/problems/game-not-found"
     NOT_YOUR_TURN = "/problems/not-your-turn"
     MATCH_OVER = "/problems/match-over"
+    MATCH_ABORTED = "/problems/match-aborted"
     MATCH_NOT_STARTED = "/problems/match-not-started"
+    NOT_STARTED_YET = "/problems/not-started-yet"
     MATCH_STARTED = "/problems/match-started"
     MATCH_NOT_OVER = "/problems/match-not-over"
     NO_OPEN_SEAT = "/problems/no-open-seat"
@@ -114,6 +122,14 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
     ProblemType.MATCH_NOT_STARTED: (
         "Match not started",
         "The match waits for people to take its open seats: nothing is dealt yet.",
+    ),
+    ProblemType.NOT_STARTED_YET: (
+        "Not started yet",
+        "The match was created to start at a given time (`start_at`): no move before then.",
+    ),
+    ProblemType.MATCH_ABORTED: (
+        "Match aborted",
+        "The service key that created the game aborted it: nothing more happens in it.",
     ),
     ProblemType.MATCH_STARTED: (
         "Match started",
@@ -279,6 +295,18 @@ def _illegal(error: IllegalMoveError) -> Problem:
     return Problem(422, kind, str(error), legal_captures=error.legal_captures)
 
 
+def _not_started_yet(error: NotStartedYetError) -> Problem:
+    at = datetime.fromtimestamp(error.start_at, UTC).isoformat(timespec="milliseconds")
+    wait = max(1, math.ceil(error.start_at - time.time()))
+    return Problem(
+        409,
+        ProblemType.NOT_STARTED_YET,
+        f"The match starts at {at.replace('+00:00', 'Z')}: no move before then (in "
+        f"{wait} s, as Retry-After says).",
+        headers={"Retry-After": str(wait)},
+    )
+
+
 def _stale(error: StaleVersionError) -> Problem:
     return Problem(
         412,
@@ -350,6 +378,17 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
         403,
         ProblemType.NOT_THE_HOST,
         "Only the seat of whoever created the game may give it a new join code: ask them.",
+    ),
+    NotStartedYetError: _not_started_yet,
+    MatchAbortedError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_ABORTED,
+        "The game was aborted by whoever created it: nothing more happens in it.",
+    ),
+    AlreadyOverError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_ABORTED if e.status == "aborted" else ProblemType.MATCH_OVER,
+        f"The game is {e.status} already: only a game still waiting or playing can be aborted.",
     ),
     MatchStartedError: lambda e: Problem(
         409,

@@ -17,7 +17,13 @@ Probes and the docs pages are never limited (``/openapi.json`` and, when it is s
 the service's port, ``/metrics`` are: the spec is 200 KB). An address counts as its
 network prefix (service/api/addresses.py: an IPv6 /64 is one client).
 
-Besides the counts, what an address costs: one budget of seconds a sliding minute
+A request with a service key (service/api/service_keys.py) counts against its key
+instead, wherever it comes from, never its address's nor a token's: ``key:<name>``,
+with the key's own ``requests`` and ``creations`` limits (``SERVICE_KEY_RATE_LIMIT``,
+``SERVICE_KEY_CREATION_LIMIT``); its other quotas are the per-address ones, counted per
+key. :func:`identity` is the one place that decides whom a request counts against.
+
+Besides the counts, what an address (or a key) costs: one budget of seconds a sliding minute
 (``COST_BUDGET_SECONDS_PER_ADDRESS``, service/play/budget.py) counts the CPU its
 requests take here (each request that took more than :data:`CHARGED_FROM_SECONDS`) and
 the background workers' time its games take (the workers charge a game's creator,
@@ -44,9 +50,10 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..play import connections, hash_token
 from ..play.budget import Budget
 from .addresses import check_settings, client_key
+from .bearer import parse_bearer
 from .context import store
 from .problems import Problem, rate_limited
-from .seats import parse_bearer
+from .service_keys import requesting_key
 
 PREFIX = "scopa:rate:"
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
@@ -55,23 +62,39 @@ UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/docs", "/redoc", "/play"})
 
 @dataclass(frozen=True)
 class Quota:
-    """A limit on one kind of request: the settings that hold its limits per address
-    and per token, and its window."""
+    """A limit on one kind of request: the settings that hold its limits per address,
+    per token and per service key (None: the per-address limit, counted per key), and
+    its window."""
 
     name: str
     per_address_setting: str
     per_token_setting: str | None
     window_seconds: int
     what: str
+    per_key_setting: str | None = None
 
 
 QUOTAS = {
     q.name: q
     for q in (
-        Quota("requests", "RATE_LIMIT_PER_ADDRESS", "RATE_LIMIT_PER_TOKEN", 60, "requests"),
+        Quota(
+            "requests",
+            "RATE_LIMIT_PER_ADDRESS",
+            "RATE_LIMIT_PER_TOKEN",
+            60,
+            "requests",
+            "SERVICE_KEY_RATE_LIMIT",
+        ),
         Quota("hints", "HINT_LIMIT_PER_ADDRESS", "HINT_LIMIT_PER_TOKEN", 60, "hints"),
         Quota("bots", "BOT_LIMIT_PER_ADDRESS", "BOT_LIMIT_PER_TOKEN", 60, "computer-player turns"),
-        Quota("creations", "CREATION_LIMIT_PER_ADDRESS", None, 3600, "games created"),
+        Quota(
+            "creations",
+            "CREATION_LIMIT_PER_ADDRESS",
+            None,
+            3600,
+            "games created",
+            "SERVICE_KEY_CREATION_LIMIT",
+        ),
         Quota("analysis", "ANALYSIS_LIMIT_PER_ADDRESS", None, 60, "position analyses"),
         Quota(
             "reactions", "REACTION_LIMIT_PER_ADDRESS", "REACTION_LIMIT_PER_TOKEN", 60, "reactions"
@@ -98,7 +121,7 @@ ENDPOINT_QUOTAS = {
 LIMIT_SETTINGS = tuple(
     setting
     for quota in QUOTAS.values()
-    for setting in (quota.per_address_setting, quota.per_token_setting)
+    for setting in (quota.per_address_setting, quota.per_token_setting, quota.per_key_setting)
     if setting is not None
 ) + (
     "STREAM_LIMIT_PER_ADDRESS",
@@ -153,7 +176,7 @@ def install(app: Flask) -> None:
         reserved = g.pop("cost_reserved", 0.0)
         if used >= CHARGED_FROM_SECONDS or reserved:
             try:
-                cost_budget().charge(store().redis, address_key(), used - reserved, time.time())
+                cost_budget().charge(store().redis, identity(), used - reserved, time.time())
             except connections.ERRORS:
                 pass  # fail open, as the limits do
 
@@ -163,31 +186,45 @@ def charge(*names: str) -> None:
     over any of them."""
     checks: list[tuple[Quota, str, int]] = []
     config = current_app.config
+    who = identity()
+    if who.startswith(KEY):  # a service key's request: its own limits only
+        for name in names:
+            quota = QUOTAS[name]
+            limit = config[quota.per_key_setting or quota.per_address_setting]
+            if limit:
+                checks.append((quota, who, limit))
+        if checks:
+            _check(checks)
+        return
     # The stream takes the token as access_token too (an EventSource sends no header).
     token = parse_bearer(request.headers.get("Authorization")) or request.args.get("access_token")
     for name in names:
         quota = QUOTAS[name]
         if config[quota.per_address_setting]:
-            checks.append((quota, address_key(), config[quota.per_address_setting]))
+            checks.append((quota, who, config[quota.per_address_setting]))
         if token and quota.per_token_setting and config[quota.per_token_setting]:
-            who = f"t:{hash_token(token)[:32]}"
-            checks.append((quota, who, config[quota.per_token_setting]))
+            checks.append((quota, f"t:{hash_token(token)[:32]}", config[quota.per_token_setting]))
     if checks:
         _check(checks)
 
 
-def address_key() -> str:
-    """The key this request's address counts under, for every per-address limit and for
-    the background work of the games it creates (:func:`payer`): the one place that
-    decides it."""
-    return f"a:{client_key()}"
+#: How the identity of a service key's requests begins (then the key's name).
+KEY = "key:"
+
+
+def identity() -> str:
+    """Whom this request counts against, for every per-address limit, the cost budget
+    and the background work of the games it creates (:func:`payer`): its service key
+    (``key:<name>``), or else its address (``a:<network>``). The one place that decides
+    it."""
+    key = requesting_key()
+    return f"{KEY}{key}" if key is not None else f"a:{client_key()}"
 
 
 def payer() -> str:
     """Who pays for the background play of a game this request creates (``Game.payer``,
-    service/play/budget.py): its address. (A service key, once those exist, would pay
-    as ``k:<key id>``.)"""
-    return address_key()
+    service/play/budget.py): its key or its address (:func:`identity`)."""
+    return identity()
 
 
 def allows(name: str, units: int) -> bool:
@@ -204,7 +241,7 @@ def allows(name: str, units: int) -> bool:
 
 
 def cost_budget() -> Budget:
-    """The budget of seconds an address may cost a minute (0: none)."""
+    """The budget of seconds an address, or a key, may cost a minute (0: none)."""
     return Budget(float(current_app.config["COST_BUDGET_SECONDS_PER_ADDRESS"]))
 
 
@@ -215,7 +252,7 @@ def afford(reserve: float) -> None:
     budget = cost_budget()
     if not budget.seconds:
         return
-    who, now = address_key(), time.time()
+    who, now = identity(), time.time()
     try:
         client = store().redis
         wait = budget.wait(client, who, now)
@@ -226,8 +263,9 @@ def afford(reserve: float) -> None:
         return
     if wait:
         retry = max(1, math.ceil(wait))
+        whom = "This service key" if who.startswith(KEY) else "This address"
         raise rate_limited(
-            f"This address has used the computing it may use in a minute "
+            f"{whom} has used the computing it may use in a minute "
             f"({budget.seconds:g} s of searches, analyses and computer players' play, "
             f"its games' background play included). Retry after {retry} seconds; "
             "moves and views go on meanwhile.",
@@ -243,7 +281,7 @@ def affordable() -> bool:
     if not budget.seconds:
         return True
     try:
-        return not budget.wait(store().redis, address_key(), time.time())
+        return not budget.wait(store().redis, identity(), time.time())
     except connections.ERRORS:
         return True
 
@@ -290,7 +328,7 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
     except connections.ERRORS:
         pass
     retry, quota, who, limit = refusal
-    whom = "this address" if who.startswith("a:") else "this token"
+    whom = {"a": "this address", "t": "this token", "key": "this service key"}[who.split(":")[0]]
     per = "a minute" if quota.window_seconds == 60 else "an hour"
     raise rate_limited(
         f"Too many {quota.what} from {whom}: at most {limit} {per}. Retry after {retry} seconds.",

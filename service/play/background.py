@@ -172,7 +172,16 @@ def schedule(
     connection = queue.connection
     if replaced is not None and replaced != game.deadline:
         _delete_pending(connection, clock_job_id(game.id, replaced), running)
-    if game.bot_to_move:
+    if game.bot_to_move and game.start_at is not None and game.start_at > time.time():
+        queue.enqueue_at(  # a match created to start later: its computer players then
+            datetime.fromtimestamp(game.start_at, UTC),
+            advance,
+            game.id,
+            job_id=f"{game.id}-{game.version}",
+            description=f"computer players of game {game.id}, from its start",
+            **_options(),
+        )
+    elif game.bot_to_move:
         queue.enqueue(
             advance,
             game.id,
@@ -189,6 +198,14 @@ def schedule(
             description=f"the clock of game {game.id}",
             **_options(),
         )
+
+
+def forget(queue: rq.Queue, game: Game) -> None:
+    """Delete the jobs still waiting for ``game``, which is being deleted: its computer
+    players' (of its last version) and its clock's."""
+    _delete_pending(queue.connection, f"{game.id}-{game.version}", None)
+    if game.deadline is not None:
+        _delete_pending(queue.connection, clock_job_id(game.id, game.deadline), None)
 
 
 def _delete_pending(connection: redis.Redis, job_id: str, running: str | None) -> None:
@@ -255,6 +272,11 @@ def _play(game_id: str, *, clock: bool) -> int:
         early = (game.deadline or 0.0) - time.time()
         if not game.bot_to_move and 0 < early <= CLOCK_SKEW_SECONDS:
             time.sleep(early)  # this machine's clock is behind the one that set it
+        early = (game.start_at or 0.0) - time.time()
+        if 0 < early <= CLOCK_SKEW_SECONDS:
+            time.sleep(early)  # (the same, for a match created to start later)
+        elif early > 0:
+            break  # not started: its job is the one scheduled for its start
         overdue = game.overdue(time.time())
         if not (overdue or (game.bot_to_move and not clock)):
             break

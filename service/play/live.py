@@ -135,10 +135,11 @@ class Feed:
 
     def announce(self, length: int | None) -> None:
         """(The subscriber's thread.) A commit made the log ``length`` events long, or
-        (None) the subscription was confirmed: read what is new, once for every
-        follower, then wake them. If that read fails, each reads for itself."""
+        (None) the subscription was confirmed, or (a negative length) the game was
+        deleted: read what is new, once for every follower, then wake them. If that read
+        fails, each reads for itself."""
         with self._lock:
-            if length is None:
+            if length is None or length < 0:
                 self._stale = True
             elif length > self._announced:
                 self._announced = length
@@ -507,3 +508,16 @@ class StreamLeases:
 
     def release(self, who: str, lease: str) -> None:
         self._store.shared.zrem(self._key(who), lease)
+
+    def forget(self, *holders: str) -> None:
+        """Drop every lease of ``holders`` (a deleted game's: its streams end anyway)."""
+        with self._store.shared.pipeline(transaction=False) as pipe:
+            for who in holders:
+                pipe.delete(self._key(who))
+            pipe.execute()
+
+
+def holder_of(game_id: str, seat: int | None) -> str:
+    """Whose count a stream of ``game_id`` is held to besides its address's: the game's
+    spectators' (``seat`` None) or that seat's."""
+    return f"g:{game_id}" if seat is None else f"g:{game_id}:{seat}"

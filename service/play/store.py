@@ -12,9 +12,11 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
                                the join that took seat n, idem:<hash> the creation
     scopa:game:{<id>}:events   list of event JSON, oldest first
     scopa:creation:{<hash>}    the id of the game a creation's Idempotency-Key created
+    scopa:round:{<hash>}       the answer kept for a bulk creation's Idempotency-Key
 
 A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl`` seconds
-after the creation.
+after the creation. A game a service key created is also in that key's listing indexes
+(:mod:`.listing`), whose expiry each commit of the game moves on as well.
 
 Every commit also publishes, in the same script, the length its event log has now on the
 game's shard channel ``scopa:game:{<id>}:commits`` (SPUBLISH, Redis 7: the channel hashes
@@ -30,6 +32,7 @@ stored nowhere, and reaches only the streams open at that moment.
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from collections.abc import Callable
@@ -44,11 +47,14 @@ from ..engine import Event
 from .connections import Client, close
 from .game import Game
 from .idempotency import Answer, IdempotentRequest
+from .listing import GameIndex, keys_of
 from .steps import Step
 
 KEY_PREFIX = "scopa:game:"
 #: A creation's Idempotency-Key (its keyed hash) -> the id of the game it created.
 CREATION_PREFIX = "scopa:creation:"
+#: A bulk creation's Idempotency-Key (its keyed hash) -> its kept answer.
+ROUND_PREFIX = "scopa:round:"
 
 #: KEYS[1] the game hash, KEYS[2] its event list.
 #: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
@@ -125,6 +131,28 @@ if type(redis.pcall('SPUBLISH', ARGV[1], ARGV[2])) == 'table' then  -- Redis 6: 
 end
 return 1
 """
+#: KEYS[1] the game hash, KEYS[2] its event list; ARGV[1] the version the caller read,
+#: ARGV[2] the game's commits channel. Deletes both if the game is still at that version
+#: and returns the hash's field names (the kept answers': a creation's names the pointer
+#: to its game, to delete next); an empty list if there is no game; false if it moved
+#: on. Having deleted, publishes -1 on the channel: its streams read the game is gone.
+_DELETE = """
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current then
+  return {}
+end
+if current ~= ARGV[1] then
+  return false
+end
+local fields = redis.call('HKEYS', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+if type(redis.pcall('SPUBLISH', ARGV[2], -1)) == 'table' then
+  redis.call('PUBLISH', ARGV[2], -1)
+end
+return fields
+"""
+#: A kept creation answer's field: ``idem:`` and the keyed hash of its key.
+_CREATION_FIELD = re.compile(r"idem:([0-9a-f]{32})")
 
 
 class NotReplicatedError(redis.exceptions.TimeoutError):
@@ -205,6 +233,7 @@ class GameStore:
         self._read_log = client.register_script(_READ_LOG)
         self._read_feed = client.register_script(_READ_FEED)
         self._publish_reaction = client.register_script(_PUBLISH_REACTION)
+        self._delete = client.register_script(_DELETE)
         self._client = client
 
     @property
@@ -345,6 +374,51 @@ class GameStore:
             written = self._cas(keys=keys, args=args, client=client)
         if not written:
             raise VersionConflictError(game.id)
+        if game.owner is not None:  # its listing indexes live as long as it does
+            with client.pipeline(transaction=False) as pipe:
+                for key in keys_of(game.owner, game.player_ids):
+                    pipe.expire(key, self.ttl)
+                pipe.execute()
+
+    @property
+    def index(self) -> GameIndex:
+        """The service keys' listing indexes (:mod:`.listing`)."""
+        return GameIndex(self.redis, self.ttl)
+
+    def delete(self, game: Game) -> None:
+        """Delete ``game`` as it was read: its hash and event log, the pointer of the
+        Idempotency-Key that created it, and its entries in its owner's listing indexes;
+        its streams are told it is gone. VersionConflictError, deleting nothing, if it
+        changed since it was read."""
+        client = self.redis
+        keys = [key_for(game.id), events_key_for(game.id)]
+        fields = self._delete(keys=keys, args=[game.version, channel_for(game.id)], client=client)
+        if fields is None:
+            raise VersionConflictError(game.id)
+        self._confirm()
+        for field in fields:
+            found = _CREATION_FIELD.fullmatch(field if isinstance(field, str) else field.decode())
+            if found:
+                client.delete(CREATION_PREFIX + "{" + found.group(1) + "}")
+        if game.owner is not None:
+            self.index.remove(game.owner, game.id, game.player_ids)
+
+    def load_many(self, game_ids: list[str]) -> list[Game | None]:
+        """The games of ``game_ids`` as last committed (None for one that is gone), read
+        in one round trip (for a listing)."""
+        if not game_ids:
+            return []
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(key_for(game_id), ["v", "s", "n"])
+            replies = pipe.execute()
+        self._confirm()
+        return [
+            None
+            if version is None or state is None
+            else Game.from_state(game_id, int(version), orjson.loads(state), int(logged or 0))
+            for game_id, (version, state, logged) in zip(game_ids, replies, strict=True)
+        ]
 
     def publish_reaction(self, game_id: str, message: bytes) -> None:
         """Send ``message`` (a reaction's JSON) to whoever follows the game live now
@@ -393,6 +467,19 @@ class GameStore:
         raises IdempotencyKeyReusedError when its key answered another request."""
         stored = self._read("HMGET", key_for(game_id), *request.slots)
         return request.replay(stored)
+
+    def kept_round(self, request: IdempotentRequest) -> Answer | None:
+        """The answer kept for the bulk creation ``request``, or None; raises
+        IdempotencyKeyReusedError when its key answered another request."""
+        return request.replay([self._read("GET", ROUND_PREFIX + "{" + request.name + "}")])
+
+    def keep_round(self, request: IdempotentRequest, answer: Answer) -> bool:
+        """Keep the answer to the bulk creation ``request`` (as long as its games live),
+        unless one is kept already (False: a request with the same key answered first)."""
+        _, value = request.record(answer)
+        kept = self.redis.set(ROUND_PREFIX + "{" + request.name + "}", value, nx=True, ex=self.ttl)
+        self._confirm()
+        return bool(kept)
 
     def claim_creation(self, request: IdempotentRequest, game_id: str) -> str:
         """The id of the game the creation ``request`` names: ``game_id`` if the request

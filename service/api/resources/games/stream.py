@@ -22,13 +22,15 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from ....engine import EventKind, Status
 from ....play import GameNotFoundError, connections, hash_token, live
-from ...addresses import client_key
+from ... import ratelimit
 from ...context import store
 from ...fields import StrictSchema
 from ...problems import STORE_ERRORS, Problem, ProblemType, rate_limited
-from ...seats import OPTIONAL_SEAT_AUTH, bearer_token
+from ...seats import OPTIONAL_SEAT_AUTH, AsSeat, bearer_token
 from ...seats import seat_of as seat_of_token
+from ...service_keys import requesting_key
 from . import answers
 from .routes import NOT_FOUND, blp
 from .schemas import After, EventLogSchema, GameViewSchema
@@ -66,7 +68,9 @@ Server-sent events (`text/event-stream`), in this order:
    the game expired (do not reconnect: it is a 404 now); `{"reason": "revoked"}` when
    the token the stream was opened with no longer holds its seat (the seat left, and
    may be someone else's now): nothing after that point is sent, and reconnecting with
-   that token is a 401; or `{"reason": "reconnect"}` (the stream's maximum duration, an
+   that token is a 401; `{"reason": "aborted"}` after the game's `aborted` event (the
+   service key that created it aborted it: nothing more comes; do not reconnect); or
+   `{"reason": "reconnect"}` (the stream's maximum duration, an
    hour unless configured, or the server shutting down): reconnect with
    `Last-Event-ID` (EventSource does) and nothing is lost.
 
@@ -133,7 +137,9 @@ STREAM_EVENT = {
                     "Why the stream ends.",
                     {
                         "type": "object",
-                        "properties": {"reason": {"enum": ["gone", "revoked", "reconnect"]}},
+                        "properties": {
+                            "reason": {"enum": ["gone", "revoked", "aborted", "reconnect"]}
+                        },
                         "required": ["reason"],
                     },
                 ),
@@ -156,6 +162,7 @@ class StreamHeadersSchema(ma.Schema):
 
 
 class StreamQuerySchema(StrictSchema):
+    as_seat = AsSeat()
     after = After(
         "Resume after the event with this `seq` (-1: from the first event). Left out, the "
         "events after the state. A `Last-Event-ID` header wins."
@@ -182,10 +189,11 @@ class StreamSettings:
 @dataclass(frozen=True)
 class Holder:
     """The seat a stream was opened for, and the hash of the token it was opened with:
-    the stream goes on only while that token holds that seat."""
+    the stream goes on only while that token holds that seat. None for a service key
+    acting for the seat (``as_seat``): the key holds every seat of its games."""
 
     seat: int
-    token_hash: str
+    token_hash: str | None
 
 
 @blp.route("/<string:game_id>/stream")
@@ -199,10 +207,12 @@ class GameStream(MethodView):
             "has no spectators and no token came.",
             **NOT_FOUND,
             422: "`after` or `Last-Event-ID` is not an integer from -1 on, or the token came "
-            "both as `access_token` and in Authorization.",
+            "both as `access_token` and in Authorization."
+            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
             429: "Too many requests from this address or token, or too many streams open at "
-            "once from this address (its network prefix), of this game's spectators or of "
-            "this seat: `detail` says which; retry after `Retry-After` seconds.",
+            "once from this address (its network prefix) or service key, of this game's "
+            "spectators or of this seat: `detail` says which; retry after `Retry-After` "
+            "seconds.",
             503: STORE_ERRORS[503] + " Or this server holds as many streams as it may: "
             "retry after `Retry-After` seconds (or poll the event log meanwhile).",
         },
@@ -226,7 +236,8 @@ class GameStream(MethodView):
         try:
             game = store().load(game_id)
             seat = seat_of_token(game, required=False)
-            holder = None if seat is None else Holder(seat, hash_token(str(bearer_token())))
+            token_hash = None if requesting_key() else hash_token(str(bearer_token()))
+            holder = None if seat is None else Holder(seat, token_hash)
             settings = stream_settings(game_id, seat)
             release = releaser(follower, settings)
             cursor = game.logged - 1 if start is None else start
@@ -236,7 +247,7 @@ class GameStream(MethodView):
             raise
         store().release()  # the thread waits without a connection (reads are pooled)
         response = Response(
-            _stream(follower, holder, cursor, state, settings, release),
+            _stream(follower, holder, cursor, state, settings, release, game.status),
             mimetype="text/event-stream",
             headers={
                 "Cache-Control": "private, no-cache, no-transform",
@@ -298,20 +309,23 @@ def follow(game_id: str) -> live.Follower:
 
 def stream_settings(game_id: str, seat: int | None) -> StreamSettings:
     """The stream's timings, and its leases: one of its address's streams (the address's
-    network prefix: service/api/addresses.py), and one of its game's spectators' streams
+    network prefix: service/api/addresses.py; a service key's request, one of the key's
+    streams, wherever it comes from), and one of its game's spectators' streams
     or of its seat's (429 saying which count is full; no lease taken when Redis fails, as
     the rate limits fail open)."""
     config = current_app.config
     keepalive = float(config["STREAM_KEEPALIVE_SECONDS"])
     spectator = seat is None
+    who = ratelimit.identity()
     counts = [
         (
-            f"a:{client_key()}",
+            who,
             int(config["STREAM_LIMIT_PER_ADDRESS"]),
-            "Too many streams open at once from this address",
+            "Too many streams open at once "
+            + ("for this service key" if who.startswith(ratelimit.KEY) else "from this address"),
         ),
         (
-            f"g:{game_id}" if spectator else f"g:{game_id}:{seat}",
+            live.holder_of(game_id, seat),
             int(config["STREAM_LIMIT_PER_GAME" if spectator else "STREAM_LIMIT_PER_SEAT"]),
             "Too many spectators follow this game at once"
             if spectator
@@ -387,14 +401,16 @@ def _stream(
     state: bytes,
     settings: StreamSettings,
     release: Callable[[], None],
+    status: Status = Status.PLAYING,
 ) -> Iterator[bytes]:
     """The stream's body: the state, then each event after ``cursor`` as it comes, a
     keep-alive comment when due, and ``end``. A seat's stream checks, with each read of
     the log, that its token still holds its seat (a seat that left, and whoever takes it
     next, would otherwise be followed with the new holder's cards): once it does not,
-    nothing more is sent but ``end`` (revoked). Never raises (whatever fails ends the
-    stream, and the client reconnects): an error here would reach the server's log
-    with the URL, and the URL may hold a token."""
+    nothing more is sent but ``end`` (revoked). A game aborted (``status``, as the
+    stream opened, or its ``aborted`` event) ends it once its log is sent. Never
+    raises (whatever fails ends the stream, and the client reconnects): an error here
+    would reach the server's log with the URL, and the URL may hold a token."""
     reason = "reconnect"
     seat = None if holder is None else holder.seat
     try:
@@ -412,7 +428,7 @@ def _stream(
                 break
             except connections.ERRORS:
                 read = None  # read again at the next news or keep-alive
-            if read is not None and holder is not None:
+            if read is not None and holder is not None and holder.token_hash is not None:
                 if not read.holds(holder.seat, holder.token_hash):
                     reason = "revoked"
                     break
@@ -420,8 +436,13 @@ def _stream(
             if events:
                 yield log_events(events, cursor + 1, seat)
                 cursor += len(events)
+                if any(event["type"] == EventKind.ABORTED for event in events):
+                    status = Status.ABORTED
             if read is not None and read.reactions:
                 yield b"".join(sse(reaction, event="reaction") for reaction in read.reactions)
+            if status is Status.ABORTED and read is not None:
+                reason = "aborted"
+                break
             now = time.monotonic()
             if live.stopping() or now >= deadline:
                 break
