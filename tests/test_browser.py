@@ -133,7 +133,9 @@ class Person:
     def labels(self, where: str) -> list[str]:
         return list(
             self.page.eval_on_selector_all(
-                f"{where} .card", "els => els.map(e => e.getAttribute('aria-label'))"
+                f"{where} .card",
+                "els => els.map(e => e.getAttribute('aria-label')"
+                " ?? e.querySelector('[role=img]')?.getAttribute('aria-label'))",
             )
         )
 
@@ -206,6 +208,25 @@ class Person:
             self.page.click(f"#choice-list .choice[data-capture='{' '.join(capture)}']")
         self.wait_for_seq_after(seq)
         return {"card": card, "capture": capture}
+
+    def follow_to_the_end(self, timeout: float = 30.0) -> None:
+        """Wait for the match to be over on the page, closing each hand's score sheet on
+        the way (the next deal waits while it is open, as a player reads it)."""
+
+        def over() -> bool:
+            if self.status() == "finished":
+                return True
+            if self.page.query_selector("#scores-dialog[open][data-holds=true]"):
+                self.page.click("#close-scores")
+            return False
+
+        wait_until(over, timeout=timeout, what=f"the end of {self.name}'s match")
+        # The result: on the table's screen, and in the sheet (opened again if the last
+        # click above closed it as it came).
+        self.page.wait_for_selector("#final:not([hidden])")
+        if not self.page.query_selector("#scores-dialog[open][data-holds=false]"):
+            self.page.click("#final-scores")
+        self.page.wait_for_selector("#scores-dialog[open][data-holds=false]")
 
     def assert_clean(self) -> None:
         assert not self.errors, f"{self.name}'s page:\n" + "\n".join(self.errors)
@@ -315,7 +336,7 @@ def test_the_page_is_served_with_its_files_under_a_strict_policy(
     scripts = re.findall(r"<script[^>]*>", html)
     assert scripts and len(re.findall(r"<script [^>]*src=[^>]*></script>", html)) == len(scripts)
     assert "<style" not in html and " style=" not in html and " on" + "click=" not in html
-    for src in re.findall(r'(?:src|href)="([^"]+)"', html):
+    for src in re.findall(r'<(?:script|link)[^>]* (?:src|href)="([^"]+)"', html):
         assert src.startswith("/play/") and src.removeprefix("/play/") in ASSETS, src
 
     types = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
@@ -495,6 +516,8 @@ def test_friends_through_the_join_link(
         play_by_api(2)
     player = at_seat[turn()]
     watcher = bruno if player is ann else ann
+    log = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+    wait_until(lambda: watcher.seq() == log["events"][-1]["seq"], what="the watcher up to date")
     seq = watcher.seq()
     watcher.allowed = re.compile(r"ERR_INTERNET_DISCONNECTED|ERR_NETWORK_CHANGED")
     watcher.context.set_offline(True)
@@ -522,7 +545,7 @@ def test_friends_through_the_join_link(
         play_by_api(view["turn"])
     won = {ann: ("You won!", "You lost."), bruno: ("Hai vinto!", "Hai perso.")}
     for seat, person in at_seat.items():
-        person.page.wait_for_selector("#game[data-status=finished]")
+        person.follow_to_the_end()
         wait_until(lambda p=person: p.page.inner_text("#result"), what="the result")
         assert person.page.inner_text("#result") == won[person][view["winner"] != seat]
         assert person.cards("#hand") == []
@@ -578,8 +601,8 @@ def test_a_phone_screen_and_the_keyboard(
     ana.screenshot("phone-game")
 
     # The keyboard: Tab reaches the hand, arrows move along it, Enter plays.
-    ana.page.focus("#new-game")
-    for _ in range(6):
+    ana.page.focus("#lang")
+    for _ in range(8):
         ana.page.keyboard.press("Tab")
         if ana.page.evaluate("() => document.activeElement.closest('#hand') !== null"):
             break
@@ -603,10 +626,12 @@ def test_a_phone_screen_and_the_keyboard(
 
     # Another language and the French pack: other names, other drawings.
     ana.page.select_option("#lang", "es")
+    ana.page.click("#menu summary")
     ana.page.select_option("#faces", "french")
+    ana.page.click("#menu summary")
     spanish = names(live_service, "es", "french")
     wait_until(lambda: ana.labels("#table") == [spanish[c] for c in ana.cards("#table")])
-    assert ana.page.inner_text("#new-game") == "Partida nueva"
+    assert ana.page.text_content("#new-game") == "Partida nueva"
     assert ana.overflow() == 0
 
     # The rest of the match through the API (the page follows it, polling), to its end.
@@ -616,7 +641,7 @@ def test_a_phone_screen_and_the_keyboard(
         move = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"][0]
         body = {"card": move["card"], "capture": move["capture"]}
         assert requests.post(f"{url}/moves", json=body, headers=auth, timeout=10).ok
-    ana.page.wait_for_selector("#game[data-status=finished]")
+    ana.follow_to_the_end()
     ana.page.wait_for_selector("#scores-dialog #rematch:not([hidden])")
     check_score_table(ana, live_service, game_id)
     assert ana.overflow() == 0
@@ -664,7 +689,7 @@ def test_the_readme_screenshot(people: Callable[..., Person], live_service: Live
     ann.page.click("#hand [data-card='10B']")
     ann.page.wait_for_selector("#choices:not([hidden])")
     ann.page.hover("#choice-list .choice >> nth=0")
-    ann.page.wait_for_selector("#table .card.showing")
+    ann.page.wait_for_selector("#table .card.preview")
     ann.page.mouse.move(0, README_SIZE[1] - 1)  # no pointer over the picture
     ann.page.focus("#choice-list .choice >> nth=0")
     shot = ann.screenshot("readme")

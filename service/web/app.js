@@ -630,6 +630,7 @@ function openDialog(game, title, fillBody, { holds = false } = {}) {
   const closed = new Promise((resolve) => {
     release = resolve;
   });
+  dialog.dataset.holds = String(holds);
   page.dialog = {
     game,
     holds, // the game's next events wait until it is closed

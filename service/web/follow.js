@@ -39,13 +39,27 @@ class Follower {
     this.delay = POLL_MS;
     this.stop = new AbortController(); // its reads' retries end with it
     this.online = () => {
-      // Back online: a stream still waiting out its reconnection delay is opened now,
-      // and every request waiting to be sent again is sent.
+      // Back online: the stream closed when it went offline, or one still waiting out
+      // its reconnection delay, is opened now; every request waiting to be sent again
+      // is sent.
       network.wake();
-      if (this.source && this.source.readyState !== EventSource.OPEN) this.openStream();
-      else this.poke();
+      if (this.closed) return;
+      if (this.offlineStream || (this.source && this.source.readyState !== EventSource.OPEN)) {
+        this.offlineStream = false;
+        this.openStream();
+      } else this.poke();
     };
-    this.offline = () => this.mode('offline');
+    this.offline = () => {
+      // Offline: nothing can come. The stream is closed (not left half-open) and
+      // opened again, from the last event seen, when the browser is back online.
+      if (this.closed) return;
+      if (this.source) {
+        this.source.close();
+        this.source = null;
+        this.offlineStream = true;
+      }
+      this.mode('offline');
+    };
     window.addEventListener('online', this.online);
     window.addEventListener('offline', this.offline);
     if (stream) this.openStream();
