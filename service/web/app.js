@@ -470,9 +470,10 @@ class Game {
     } catch (error) {
       if (this.failed(error)) return;
       if (error instanceof ApiError && error.status === 429) {
-        showHintText(t('hintWait', { n: Math.ceil(error.retryAfter ?? 1) }));
+        const n = Math.ceil(error.retryAfter ?? 1);
+        showHintText(() => t('hintWait', { n }));
       } else if (error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)) {
-        showHintText(t('offline'));
+        showHintText(() => t('offline'));
       } else if (!(error instanceof ApiError && error.status === 409)) showError(error);
     } finally {
       $('#hint').disabled = !this.legal;
@@ -486,7 +487,8 @@ class Game {
     } catch (error) {
       if (this.failed(error)) return;
       if (error instanceof ApiError && error.status === 429) {
-        showHintText(t('reactWait', { n: Math.ceil(error.retryAfter ?? 1) }));
+        const n = Math.ceil(error.retryAfter ?? 1);
+        showHintText(() => t('reactWait', { n }));
       } else if (!(error instanceof ApiError && error.status === 409)) showError(error);
     }
   }
@@ -555,18 +557,19 @@ function closeGame() {
 
 // -- the hint -----------------------------------------------------------------------------
 
-function showHintText(text) {
+/** The hint line: `tell` makes its text in the page's words (said again when they change). */
+let hintTold = null;
+function showHintText(tell) {
+  hintTold = tell;
   const box = $('#hint-text');
+  const text = tell ? tell() : '';
   fill(box, text);
   box.hidden = !text;
 }
 
 function hideHint() {
-  showHintText('');
-  hintShown = null;
+  showHintText(null);
 }
-
-let hintShown = null; // the hint on screen, said again in another language
 
 /** What the expert would play, and why: what it takes, and the margin it expects. */
 function hintText(view, answer) {
@@ -591,8 +594,7 @@ function hintText(view, answer) {
 }
 
 function showHint(view, answer) {
-  hintShown = { view, answer };
-  showHintText(hintText(view, answer));
+  showHintText(() => hintText(view, answer));
 }
 
 // -- the end of the match -------------------------------------------------------------------
@@ -780,7 +782,7 @@ async function useWords() {
   page.game?.refresh();
   page.dialog?.fill();
   sayAgain();
-  if (hintShown) showHintText(hintText(hintShown.view, hintShown.answer));
+  showHintText(hintTold);
   showMode();
 }
 
