@@ -143,6 +143,7 @@ const STRINGS = {
     finalNote: 'The match is over.',
     newGameShort: 'New game',
     menu: 'Menu',
+    handColumn: 'Hand',
   },
   it: {
     language: 'Lingua',
@@ -283,6 +284,7 @@ const STRINGS = {
     finalNote: 'La partita è finita.',
     newGameShort: 'Nuova partita',
     menu: 'Menu',
+    handColumn: 'Mano',
   },
   pt: {
     language: 'Idioma',
@@ -423,6 +425,7 @@ const STRINGS = {
     finalNote: 'A partida acabou.',
     newGameShort: 'Novo jogo',
     menu: 'Menu',
+    handColumn: 'Mão',
   },
   es: {
     language: 'Idioma',
@@ -563,6 +566,7 @@ const STRINGS = {
     finalNote: 'La partida ha terminado.',
     newGameShort: 'Partida nueva',
     menu: 'Menú',
+    handColumn: 'Mano',
   },
 };
 
