@@ -252,6 +252,20 @@ def people(browser: Any, live_service: LiveService) -> Iterator[Callable[..., Pe
         person.assert_clean()
 
 
+def check_axe(person: Person, screen: str) -> None:
+    """axe-core (axe-playwright-python's copy) on the page as it is now: no violation of
+    any of its rules (issue 28, item 6). Skips without the package."""
+    axe = pytest.importorskip(
+        "axe_playwright_python.sync_playwright",
+        reason="axe-playwright-python is not installed: pip install -e '.[test]'",
+    )
+    violations = axe.Axe().run(person.page).response["violations"]
+    found = [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:4]}" for v in violations
+    ]
+    assert not found, f"axe-core on {screen}:\n" + "\n".join(found)
+
+
 def wait_until(check: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -375,9 +389,11 @@ def test_a_whole_match_against_the_computer(
         "levels"
     ]
     assert offered == [level["level"] for level in levels]
+    check_axe(ann, "the setup form")
     ann.start(level="greedy", target=1)
     ann.page.wait_for_selector("#game[data-ready=true]")
     ann.screenshot("match-start")
+    check_axe(ann, "a game of 2 on a desktop")
     game_id, token, seat = ann.seat()
     assert seat == 0 and ann.page.url.endswith(f"/play?game={game_id}")
     view = api_view(live_service, game_id, token)
@@ -434,6 +450,7 @@ def test_friends_through_the_join_link(
     lobby = "#lobby-seats li"
     assert ann.page.inner_text(f"{lobby}[data-seat='0']") == "Ann (you)"
     assert ann.page.inner_text("#lobby-waiting") == "Waiting for 2 more"
+    check_axe(ann, "the lobby")
 
     # Carla takes a seat and leaves it: Ann's lobby shows both as they happen.
     join_url = f"{live_service.url}/v1/games/{game_id}/join"
@@ -453,6 +470,7 @@ def test_friends_through_the_join_link(
     bruno.page.wait_for_selector("#join:not([hidden]) #join-seats li")
     assert "Ann" in bruno.page.inner_text("#join-seats")
     assert bruno.page.inner_text("#join h2") == "Entra in una partita"
+    check_axe(bruno, "the join form")
     bruno.page.fill("#join-form [name=name]", "Bruno")
     bruno.page.click("#join-form [type=submit]")
     bruno.page.wait_for_selector("#lobby:not([hidden])")
@@ -469,6 +487,7 @@ def test_friends_through_the_join_link(
         assert re.findall(r"Ann|Bruno|Carla", person.page.inner_text("#opponents")) == (
             ["Bruno", "Carla"] if person is ann else ["Carla", "Ann"]
         )
+    check_axe(ann, "a game of 3 friends")
     tokens = {0: ann.seat()[1], 1: bruno.seat()[1], 2: carla["token"]}
     at_seat = {0: ann, 1: bruno}
 
@@ -692,6 +711,7 @@ def test_the_readme_screenshot(people: Callable[..., Person], live_service: Live
     ann.page.wait_for_selector("#table .card.preview")
     ann.page.mouse.move(0, README_SIZE[1] - 1)  # no pointer over the picture
     ann.page.focus("#choice-list .choice >> nth=0")
+    check_axe(ann, "the capture choices")
     shot = ann.screenshot("readme")
     if os.environ.get("UPDATE_SCREENSHOT"):
         README_SCREENSHOT.write_bytes(shot.read_bytes())
@@ -741,6 +761,7 @@ def test_cirulla_declaring_through_the_page(
 
     # One declaration, the 7C's value to choose: 1 to 4, the highest first.
     ana.page.wait_for_selector("#declare:not([hidden])")
+    check_axe(ana, "the declarations (Cirulla)")
     button = "#declare-list button[data-declare=buona]"
     assert ana.page.inner_text(button) == "Declare buona (3 points)"
     menu = "#declare-list select[name=matta_as]"

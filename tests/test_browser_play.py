@@ -19,20 +19,13 @@ from typing import Any
 import pytest
 import requests
 
+from tests import test_browser
 from tests.live import LiveService
-from tests.test_browser import (  # noqa: F401 - the fixtures, shared with those tests
-    Person,
-    api_view,
-    browser,
-    names,
-    people,
-    wait_until,
-)
+from tests.test_browser import Person, api_view, check_axe, names, wait_until
 
-axe_sync = pytest.importorskip(
-    "axe_playwright_python.sync_playwright",
-    reason="axe-playwright-python is not installed: pip install -e '.[test]'",
-)
+#: The fixtures of tests/test_browser.py: its Chromium, and the people at the page.
+browser = test_browser.browser
+people = test_browser.people
 
 PORTRAIT = {"width": 390, "height": 844}
 LANDSCAPE = {"width": 844, "height": 390}
@@ -46,16 +39,6 @@ SCOPA_DECK = (
     "5D 10S 10D 6B 2B 1B 6S 7D 9S 8D 5S 5C 2D 8S 2S 4C 3D 1S 3B 8B 9C 7C 10C 1C 4S 9B "
     "6D 4D 7B 3C"
 ).split()
-
-
-def check_axe(person: Person, screen: str) -> None:
-    """axe-core on the page as it is now: no violation of any rule."""
-    results = axe_sync.Axe().run(person.page)
-    violations = results.response["violations"]
-    found = [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:4]}" for v in violations
-    ]
-    assert not found, f"axe-core on {screen}:\n" + "\n".join(found)
 
 
 def on_screen(person: Person) -> dict[str, Any]:
@@ -551,7 +534,14 @@ def test_reactions_between_two_browsers(
         "#reactions button", "els => els.map(e => [e.dataset.emote, e.getAttribute('aria-label')])"
     )
     assert [e for e, _ in emotes] == [
-        "applause", "laugh", "wow", "oops", "thinking", "sad", "hurry", "gg"
+        "applause",
+        "laugh",
+        "wow",
+        "oops",
+        "thinking",
+        "sad",
+        "hurry",
+        "gg",
     ]
     assert dict(emotes)["gg"] == "Good game"
     ann.page.click("#reactions button[data-emote='applause']")
