@@ -61,12 +61,13 @@ function showError(error) {
 /** The status line: a sentence on the last event worth one, said again in another
  * language when the page's changes (`tell` makes it from the words of the moment). */
 let told = null;
-function say(tell) {
+function say(tell, move = false) {
   if (!tell) return;
   const text = tell();
   if (!text) return;
   told = tell;
   fill($('#status'), text);
+  $('#status').classList.toggle('quiet', move);
 }
 
 function sayAgain() {
@@ -159,7 +160,7 @@ class Game {
     this.armed = null;
     this.sending = false;
     this.draw();
-    if (view.last_move) say(() => describe(view, { type: 'move', ...view.last_move }));
+    if (view.last_move) say(() => describe(view, { type: 'move', ...view.last_move }), true);
     if (view.status === 'finished') showResult(this);
     this.settle();
   }
@@ -251,7 +252,7 @@ class Game {
         break;
     }
     this.view = after;
-    say(() => describe(before, event));
+    say(() => describe(before, event), event.type === 'move');
     this.draw(after, extra);
     if (extra.dealt && moving()) await wait(DEAL_MS);
   }
