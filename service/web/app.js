@@ -341,7 +341,7 @@ class Game {
     const seated = view.you !== null && view.you !== undefined;
     $('#hint').hidden = !(seated && view.status === 'playing');
     $('#hint').disabled = !(this.legal && !this.busy && !this.sending);
-    $('#reactions').hidden = !seated;
+    $('#reactions').hidden = !(seated && view.status === 'playing'); // 409 once it is over
     renderFinal(this);
     fitCards();
   }
