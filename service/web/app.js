@@ -942,6 +942,21 @@ function wire() {
     saved.savePrefs({ oneTap: oneTap.checked });
   });
 
+  // The menu closes as menus do: a click elsewhere, or Escape.
+  const menu = $('#menu');
+  document.addEventListener('click', (event) => {
+    if (menu.open && !menu.contains(event.target)) menu.open = false;
+  });
+  menu.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && menu.open) {
+      menu.open = false;
+      menu.querySelector('summary').focus();
+    }
+  });
+  $('#new-game').addEventListener('click', () => {
+    menu.open = false;
+  });
+
   network.listeners.add(() => showMode());
   window.addEventListener('online', () => {
     network.wake();

@@ -28,9 +28,21 @@ export function fitCards() {
   // The hand: in one row, at most a fifth of the height (portrait) or 45% (landscape,
   // where it has a column of its own).
   const share = landscape ? 0.36 : 0.19;
-  const handW = widest(held, hand.clientWidth || window.innerWidth, window.innerHeight * share, 130);
-  game.style.setProperty('--hand-w', `${handW}px`);
-  // The table: what is left (its area's box, less its padding).
+  let handW = widest(held, hand.clientWidth || window.innerWidth, window.innerHeight * share, 130);
+  const root = document.documentElement;
+  for (let tries = 0; tries < 12; tries += 1) {
+    game.style.setProperty('--hand-w', `${handW}px`);
+    fitTable(game, handW);
+    // Still taller than the screen (the capture choices, a declaration, a long list of
+    // seats): a smaller hand, until it fits.
+    const over = root.scrollHeight > root.clientHeight || game.scrollHeight > game.clientHeight + 1;
+    if (!over || handW <= 48) break;
+    handW -= 8;
+  }
+}
+
+/** The table's cards: as wide as its area (its box, less its padding) allows. */
+function fitTable(game, handW) {
   const area = $('.table-area');
   const style = getComputedStyle(area);
   const width = area.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
