@@ -375,6 +375,59 @@ def test_a_whole_match_on_a_phone_turned_both_ways(
     assert dict(counts) == {s["seat"]: s["captured_count"] for s in view["seats"]}
 
 
+def test_the_capture_choices_fit_a_phone_either_way(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Six players, and Ann's 10B may take either ten on the table: with the choices open
+    (the tallest the game's screen gets), the hand, the table and the choices are all on
+    a phone's screen, portrait and landscape (issue 28, item 3)."""
+    first, table = ["10B", "2D", "3D"], ["10S", "10D", "6B", "2B"]
+    rest = [f"{v}{s}" for v in range(1, 11) for s in "DCSB" if f"{v}{s}" not in first + table]
+    seats = [{"name": "Ann"}] + [{"name": f"C{i}", "bot": "random"} for i in range(1, 6)]
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={
+            "seats": seats,
+            "deck": first + rest[:15] + table + rest[15:],  # 3 cards a seat from seat 0
+            "first_dealer": 5,
+            "target": 1,
+        },
+        timeout=10,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    ann = people("Ann", viewport=LANDSCAPE, **PHONE)
+    ann.open()
+    ann.page.wait_for_selector("#setup:not([hidden])")
+    ann.page.evaluate(
+        "(seats) => localStorage.setItem('scopa.seats', seats)",
+        json.dumps({game_id: {"token": token, "seat": 0}}),
+    )
+    ann.open(f"/play?game={game_id}")
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    ann.page.tap("#hand [data-card='10B']")
+    ann.page.tap("#hand [data-card='10B']")
+    ann.page.wait_for_selector("#choices:not([hidden])")
+    for size in (LANDSCAPE, PORTRAIT):
+        ann.page.set_viewport_size(size)
+        where = f"the choices at {size['width']}x{size['height']}"
+        check_fits(ann, where)
+        bottom = ann.page.evaluate(
+            "() => document.querySelector('#choices').getBoundingClientRect().bottom"
+        )
+        top = ann.page.evaluate(
+            "() => document.querySelector('#choices').getBoundingClientRect().top"
+        )
+        assert 0 <= top and bottom <= size["height"], where
+        assert small_controls(ann, 44) == [], where
+    check_axe(ann, "the capture choices on a phone")
+    seq = ann.seq()
+    ann.page.tap("#choice-list .choice[data-capture='10D']")
+    ann.wait_for_seq_after(seq)
+    moves = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+    first_move = next(e for e in moves["events"] if e["type"] == "move")
+    assert (first_move["card"], first_move["capture"]) == ("10B", ["10D"])
+
+
 def test_a_scopa_select_then_confirm_the_hint_and_the_language(
     people: Callable[..., Person], live_service: LiveService
 ) -> None:
@@ -416,6 +469,20 @@ def test_a_scopa_select_then_confirm_the_hint_and_the_language(
     ann.page.tap("#menu summary")
     prefs = ann.page.evaluate("() => JSON.parse(localStorage.getItem('scopa.prefs'))")
     assert prefs["sound"] is True
+
+    # A capture being shown (as a move's animation marks it) survives a mouse passing
+    # over the hand: the preview has a mark of its own (issue 28: it was wiped).
+    kept = ann.page.evaluate(
+        """() => { const shown = document.querySelector('#table .card');
+          shown.classList.add('showing');
+          document.querySelector('#hand .card').dispatchEvent(
+            new PointerEvent('pointerover', {bubbles: true, pointerType: 'mouse'}));
+          const kept = shown.classList.contains('showing');
+          shown.classList.remove('showing');
+          return [kept, document.querySelectorAll('#table .card.preview').length]; }"""
+    )
+    assert kept[0] is True and kept[1] > 0  # 8C previews what it takes, the capture kept
+    ann.page.dispatch_event("#hand", "pointerleave")
 
     # Select: the table's cards it takes light up, nothing is played; confirm: played.
     seq = ann.seq()
