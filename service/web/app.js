@@ -179,6 +179,7 @@ class Game {
         const event = this.queue[0];
         if (this.seq === null || event.seq > this.seq) await this.sheetClosed(event);
         if (this.closed) return;
+        if (this.queue[0] !== event) continue; // the game was read afresh meanwhile
         this.queue.shift();
         if (this.seq !== null && event.seq <= this.seq) continue;
         const era = this.era;
@@ -394,9 +395,11 @@ class Game {
       await api.move(this.id, this.token, card, capture, this.view.version, this.stop.signal);
       showError(null);
       if (this.seq === seq) {
-        // Its events are on their way (the stream's, or the poll this asks for now).
+        // Its events are on their way (the stream's, or the poll this asks for now);
+        // if they do not come, the game is read afresh.
         this.legal = null;
         this.selected = null;
+        this.resync(this.view);
       }
       this.follower.poke();
     } catch (error) {
@@ -971,7 +974,7 @@ function fillEmotes() {
   fill(
     $('#reactions'),
     EMOTES.map(([emote, glyph]) =>
-      h('button', { type: 'button', class: 'emote', dataset: { emote, i18nLabel: `emote_${emote}` } }, h('span', { 'aria-hidden': 'true' }, glyph)),
+      h('button', { type: 'button', class: 'emote', dataset: { emote, i18nLabel: `emote_${emote}`, i18nTitle: `emote_${emote}` } }, h('span', { 'aria-hidden': 'true' }, glyph)),
     ),
   );
 }

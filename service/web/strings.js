@@ -622,10 +622,12 @@ export function missingKeys() {
   );
 }
 
-/** Fill every element marked data-i18n="key" (its text) or data-i18n-label (aria-label). */
+/** Fill every element marked data-i18n="key" (its text), data-i18n-label (aria-label) or
+ * data-i18n-title (its tooltip). */
 export function translatePage(root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-label]')) {
     el.setAttribute('aria-label', t(el.dataset.i18nLabel));
   }
+  for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle);
 }
