@@ -521,7 +521,7 @@ def test_a_scopa_select_then_confirm_the_hint_and_the_language(
     assert hinted in ann.cards("#hand")
     text = ann.page.inner_text("#hint-text")
     assert text.startswith(f"Hint: play {english[hinted]}"), text
-    assert "points for your side this hand" in text or "Nothing better" in text, text
+    assert "points for your side this hand" in text or "It takes nothing" in text, text
     # Over the hints' quota: when to ask again, not an error.
     ann.page.route(
         re.compile(r"/v1/games/[^/]+/hint$"),
@@ -560,6 +560,47 @@ def test_a_scopa_select_then_confirm_the_hint_and_the_language(
         ann.page.tap("#choice-list .choice >> nth=0")
     ann.wait_for_seq_after(seq)
     check_axe(ann, "a game after a scopa, the hint shown")
+
+
+def test_the_next_deal_waits_while_the_hand_sheet_is_open(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """A hand ends while Ann watches: its score sheet opens, and the next deal (and the
+    computer's first move of it) wait until she closes it (issue 28, item 2)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={"seats": [{"name": "Ann"}, {"name": "Computer", "bot": "random"}], "target": 21},
+        timeout=10,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    ann = people("Ann")
+    ann.open()
+    ann.page.wait_for_selector("#setup:not([hidden])")
+    ann.page.evaluate(
+        "(seats) => localStorage.setItem('scopa.seats', seats)",
+        json.dumps({game_id: {"token": token, "seat": 0}}),
+    )
+    ann.open(f"/play?game={game_id}")
+    ann.page.wait_for_selector("#game:not([hidden])")
+    auth = {"Authorization": f"Bearer {token}"}
+    url = f"{live_service.url}/v1/games/{game_id}"
+    while api_view(live_service, game_id)["hand_number"] == 1:
+        move = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"][0]
+        body = {"card": move["card"], "capture": move["capture"]}
+        assert requests.post(f"{url}/moves", json=body, headers=auth, timeout=10).ok
+    log = requests.get(f"{url}/events", timeout=10).json()["events"]
+    over = next(e["seq"] for e in log if e["type"] == "hand_over")
+    assert log[-1]["seq"] > over  # the next hand is dealt (and may have begun)
+    ann.page.wait_for_selector("#scores-dialog[open][data-holds=true]")
+    check_axe(ann, "a hand's score sheet")
+    received = "() => Number(document.querySelector('#game').dataset.received)"
+    wait_until(lambda: ann.page.evaluate(received) == log[-1]["seq"], what="the events")
+    assert ann.seq() == over  # come, and held
+    assert ann.page.inner_text("#info").startswith("Hand 1")
+    ann.page.click("#close-scores")
+    ann.wait_for_seq_after(over)
+    wait_until(lambda: ann.seq() == log[-1]["seq"], what="the held events")
+    assert ann.page.inner_text("#info").startswith("Hand 2")
 
 
 # -- 4. reactions -----------------------------------------------------------------------------

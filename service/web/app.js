@@ -166,8 +166,9 @@ class Game {
   }
 
   receive(events) {
-    if (this.closed) return;
+    if (this.closed || !events.length) return;
     this.queue.push(...events);
+    $('#game').dataset.received = events[events.length - 1].seq; // come, maybe not shown yet
     this.pump();
   }
 
