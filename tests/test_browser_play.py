@@ -522,6 +522,8 @@ def test_a_scopa_select_then_confirm_the_hint_and_the_language(
     text = ann.page.inner_text("#hint-text")
     assert text.startswith(f"Hint: play {english[hinted]}"), text
     assert "points for your side this hand" in text or "It takes nothing" in text, text
+    rules = ann.page.get_attribute("#hint-text a", "href") or ""
+    assert re.fullmatch(r"/play/rules\?lang=en#r(4-capturing|51-the-sweep)", rules), rules
     # Over the hints' quota: when to ask again, not an error.
     ann.page.route(
         re.compile(r"/v1/games/[^/]+/hint$"),

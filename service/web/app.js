@@ -562,13 +562,20 @@ function closeGame() {
 
 // -- the hint -----------------------------------------------------------------------------
 
-/** The hint line: `tell` makes its text in the page's words (said again when they change). */
+/** The hint line: `tell` makes its text in the page's words (said again when they change),
+ * `anchor` a section of the rules page to link to. */
 let hintTold = null;
-function showHintText(tell) {
+let hintAnchor = null;
+function showHintText(tell, anchor = null) {
   hintTold = tell;
+  hintAnchor = anchor;
   const box = $('#hint-text');
   const text = tell ? tell() : '';
-  fill(box, text);
+  const query = new URLSearchParams({ lang: language() });
+  const link = anchor
+    ? h('a', { href: `/play/rules?${query}#${anchor}`, target: '_blank', rel: 'noopener' }, t('hintRules'))
+    : null;
+  fill(box, text, link ? ' ' : null, link);
   box.hidden = !text;
 }
 
@@ -599,7 +606,10 @@ function hintText(view, answer) {
 }
 
 function showHint(view, answer) {
-  showHintText(() => hintText(view, answer));
+  const { capture } = answer.move;
+  const sweep = capture.length && capture.length === view.table.length;
+  // docs/rules.md's sections, as the rules page anchors them: R5.1 (a scopa), R4 (captures).
+  showHintText(() => hintText(view, answer), sweep ? 'r51-the-sweep' : 'r4-capturing');
 }
 
 // -- the end of the match -------------------------------------------------------------------
@@ -787,7 +797,7 @@ async function useWords() {
   page.game?.refresh();
   page.dialog?.fill();
   sayAgain();
-  showHintText(hintTold);
+  showHintText(hintTold, hintAnchor);
   showMode();
 }
 

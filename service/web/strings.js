@@ -144,6 +144,7 @@ const STRINGS = {
     newGameShort: 'New game',
     menu: 'Menu',
     handColumn: 'Hand',
+    hintRules: 'The rules of capturing',
   },
   it: {
     language: 'Lingua',
@@ -285,6 +286,7 @@ const STRINGS = {
     newGameShort: 'Nuova partita',
     menu: 'Menu',
     handColumn: 'Mano',
+    hintRules: 'Le regole delle prese',
   },
   pt: {
     language: 'Idioma',
@@ -426,6 +428,7 @@ const STRINGS = {
     newGameShort: 'Novo jogo',
     menu: 'Menu',
     handColumn: 'Mão',
+    hintRules: 'As regras das capturas',
   },
   es: {
     language: 'Idioma',
@@ -567,6 +570,7 @@ const STRINGS = {
     newGameShort: 'Partida nueva',
     menu: 'Menú',
     handColumn: 'Mano',
+    hintRules: 'Las reglas de las capturas',
   },
 };
 
