@@ -583,7 +583,10 @@ def test_the_next_deal_waits_while_the_hand_sheet_is_open(
         json.dumps({game_id: {"token": token, "seat": 0}}),
     )
     ann.open(f"/play?game={game_id}")
-    ann.page.wait_for_selector("#game:not([hidden])")
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    ann.page.click("#menu summary")
+    assert small_controls(ann, 24) == []  # on a desktop too, every control 24 px or more
+    ann.page.click("#menu summary")
     auth = {"Authorization": f"Bearer {token}"}
     url = f"{live_service.url}/v1/games/{game_id}"
     while api_view(live_service, game_id)["hand_number"] == 1:
@@ -595,6 +598,7 @@ def test_the_next_deal_waits_while_the_hand_sheet_is_open(
     assert log[-1]["seq"] > over  # the next hand is dealt (and may have begun)
     ann.page.wait_for_selector("#scores-dialog[open][data-holds=true]")
     check_axe(ann, "a hand's score sheet")
+    assert small_controls(ann, 24) == []
     received = "() => Number(document.querySelector('#game').dataset.received)"
     wait_until(lambda: ann.page.evaluate(received) == log[-1]["seq"], what="the events")
     assert ann.seq() == over  # come, and held
