@@ -7,16 +7,16 @@ import { ApiError, Cancelled, NetworkError, api, gone, network } from './api.js'
 import { Clock } from './clock.js';
 import { $, $$, fill, h } from './dom.js';
 import { applyEvent, describe, matchOverText, seatName } from './events.js';
+import { fitCards } from './fit.js';
 import { follow } from './follow.js';
 import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
 import { cardList, cardName, useNames } from './names.js';
-import * as saved from './saved.js';
 import { scopaMoment, setSound, turnMoment } from './moments.js';
 import { EMOTES, showReaction } from './reactions.js';
+import * as saved from './saved.js';
 import { handTable, matchTable, sideName } from './scores.js';
 import { language, preferredLanguage, setLanguage, t, translatePage } from './strings.js';
 import { renderGame } from './table.js';
-import { fitCards } from './fit.js';
 
 const SCREENS = ['loading', 'setup', 'join', 'lobby', 'game'];
 const RESYNC_MS = 2500;

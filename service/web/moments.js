@@ -14,10 +14,6 @@ export function setSound(on) {
   soundOn = Boolean(on);
 }
 
-export function soundIsOn() {
-  return soundOn;
-}
-
 function audio() {
   if (!soundOn || !(window.AudioContext || window.webkitAudioContext)) return null;
   context ??= new (window.AudioContext || window.webkitAudioContext)();
