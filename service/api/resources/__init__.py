@@ -6,7 +6,8 @@ from .games import blp as games
 from .health import blp as health
 from .hints import blp as hints
 from .levels import blp as levels
+from .reactions import blp as reactions
 from .variants import blp as variants
 
 #: Every blueprint of the API, in the order the spec lists them.
-BLUEPRINTS = (games, hints, variants, levels, cards, analysis, health)
+BLUEPRINTS = (games, reactions, hints, variants, levels, cards, analysis, health)

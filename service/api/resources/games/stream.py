@@ -56,8 +56,13 @@ Server-sent events (`text/event-stream`), in this order:
    event's JSON, `seq` included. Starting fresh, that is every event after the state;
    resuming (`Last-Event-ID` or `after`), every event after that `seq`, including those
    the state already shows.
-3. A `: keep-alive` comment every 15 s (unless configured).
-4. `event: end` before the service closes the stream, `data` `{"reason": "gone"}` when
+3. `event: reaction` when a seat sends a reaction (`POST /v1/games/{game_id}/reactions`),
+   as it happens: `data` `{"seat": 1, "emote": "applause", "at": "<RFC 3339 UTC>"}`
+   (`Reaction`). No `id` (it is not in the log, and `Last-Event-ID` stays the last
+   event's): a stream gets only the reactions sent while it is open; reconnecting
+   replays none.
+4. A `: keep-alive` comment every 15 s (unless configured).
+5. `event: end` before the service closes the stream, `data` `{"reason": "gone"}` when
    the game expired (do not reconnect: it is a 404 now); `{"reason": "revoked"}` when
    the token the stream was opened with no longer holds its seat (the seat left, and
    may be someone else's now): nothing after that point is sent, and reconnecting with
@@ -107,6 +112,17 @@ STREAM_EVENT = {
                 ),
             },
             "required": ["id", "data"],
+        },
+        {
+            "title": "Reaction",
+            "properties": {
+                "event": {"const": "reaction"},
+                "data": _json(
+                    "A seat's reaction, as `POST /v1/games/{game_id}/reactions` answered it.",
+                    {"$ref": "#/components/schemas/Reaction"},
+                ),
+            },
+            "required": ["event", "data"],
         },
         {
             "title": "End",
@@ -404,6 +420,8 @@ def _stream(
             if events:
                 yield log_events(events, cursor + 1, seat)
                 cursor += len(events)
+            if read is not None and read.reactions:
+                yield b"".join(sse(reaction, event="reaction") for reaction in read.reactions)
             now = time.monotonic()
             if live.stopping() or now >= deadline:
                 break
