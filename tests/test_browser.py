@@ -133,7 +133,9 @@ class Person:
     def labels(self, where: str) -> list[str]:
         return list(
             self.page.eval_on_selector_all(
-                f"{where} .card", "els => els.map(e => e.getAttribute('aria-label'))"
+                f"{where} .card",
+                "els => els.map(e => e.getAttribute('aria-label')"
+                " ?? e.querySelector('[role=img]')?.getAttribute('aria-label'))",
             )
         )
 
@@ -207,6 +209,25 @@ class Person:
         self.wait_for_seq_after(seq)
         return {"card": card, "capture": capture}
 
+    def follow_to_the_end(self, timeout: float = 30.0) -> None:
+        """Wait for the match to be over on the page, closing each hand's score sheet on
+        the way (the next deal waits while it is open, as a player reads it)."""
+
+        def over() -> bool:
+            if self.status() == "finished":
+                return True
+            if self.page.query_selector("#scores-dialog[open][data-holds=true]"):
+                self.page.click("#close-scores")
+            return False
+
+        wait_until(over, timeout=timeout, what=f"the end of {self.name}'s match")
+        # The result: on the table's screen, and in the sheet (opened again if the last
+        # click above closed it as it came).
+        self.page.wait_for_selector("#final:not([hidden])")
+        if not self.page.query_selector("#scores-dialog[open][data-holds=false]"):
+            self.page.click("#final-scores")
+        self.page.wait_for_selector("#scores-dialog[open][data-holds=false]")
+
     def assert_clean(self) -> None:
         assert not self.errors, f"{self.name}'s page:\n" + "\n".join(self.errors)
 
@@ -229,6 +250,20 @@ def people(browser: Any, live_service: LiveService) -> Iterator[Callable[..., Pe
         person.close()
     for person in made:
         person.assert_clean()
+
+
+def check_axe(person: Person, screen: str) -> None:
+    """axe-core (axe-playwright-python's copy) on the page as it is now: no violation of
+    any of its rules (issue 28, item 6). Skips without the package."""
+    axe = pytest.importorskip(
+        "axe_playwright_python.sync_playwright",
+        reason="axe-playwright-python is not installed: pip install -e '.[test]'",
+    )
+    violations = axe.Axe().run(person.page).response["violations"]
+    found = [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:4]}" for v in violations
+    ]
+    assert not found, f"axe-core on {screen}:\n" + "\n".join(found)
 
 
 def wait_until(check: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
@@ -315,8 +350,9 @@ def test_the_page_is_served_with_its_files_under_a_strict_policy(
     scripts = re.findall(r"<script[^>]*>", html)
     assert scripts and len(re.findall(r"<script [^>]*src=[^>]*></script>", html)) == len(scripts)
     assert "<style" not in html and " style=" not in html and " on" + "click=" not in html
-    for src in re.findall(r'(?:src|href)="([^"]+)"', html):
-        # (the page's files under their versioned prefix: service/api/play_page.py)
+    # (the page's files under their versioned prefix: service/api/play_page.py; its other
+    # links, the rules page's, are not files of the page)
+    for src in re.findall(r'<(?:script|link)[^>]* (?:src|href)="([^"]+)"', html):
         assert src.startswith(PREFIX) and src.split("/")[-1] in ASSETS, src
 
     types = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
@@ -355,9 +391,11 @@ def test_a_whole_match_against_the_computer(
         "levels"
     ]
     assert offered == [level["level"] for level in levels]
+    check_axe(ann, "the setup form")
     ann.start(level="greedy", target=1)
     ann.page.wait_for_selector("#game[data-ready=true]")
     ann.screenshot("match-start")
+    check_axe(ann, "a game of 2 on a desktop")
     game_id, token, seat = ann.seat()
     assert seat == 0 and ann.page.url.endswith(f"/play?game={game_id}")
     view = api_view(live_service, game_id, token)
@@ -414,6 +452,7 @@ def test_friends_through_the_join_link(
     lobby = "#lobby-seats li"
     assert ann.page.inner_text(f"{lobby}[data-seat='0']") == "Ann (you)"
     assert ann.page.inner_text("#lobby-waiting") == "Waiting for 2 more"
+    check_axe(ann, "the lobby")
 
     # Carla takes a seat and leaves it: Ann's lobby shows both as they happen.
     join_url = f"{live_service.url}/v1/games/{game_id}/join"
@@ -433,6 +472,7 @@ def test_friends_through_the_join_link(
     bruno.page.wait_for_selector("#join:not([hidden]) #join-seats li")
     assert "Ann" in bruno.page.inner_text("#join-seats")
     assert bruno.page.inner_text("#join h2") == "Entra in una partita"
+    check_axe(bruno, "the join form")
     bruno.page.fill("#join-form [name=name]", "Bruno")
     bruno.page.click("#join-form [type=submit]")
     bruno.page.wait_for_selector("#lobby:not([hidden])")
@@ -449,6 +489,7 @@ def test_friends_through_the_join_link(
         assert re.findall(r"Ann|Bruno|Carla", person.page.inner_text("#opponents")) == (
             ["Bruno", "Carla"] if person is ann else ["Carla", "Ann"]
         )
+    check_axe(ann, "a game of 3 friends")
     tokens = {0: ann.seat()[1], 1: bruno.seat()[1], 2: carla["token"]}
     at_seat = {0: ann, 1: bruno}
 
@@ -496,6 +537,8 @@ def test_friends_through_the_join_link(
         play_by_api(2)
     player = at_seat[turn()]
     watcher = bruno if player is ann else ann
+    log = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+    wait_until(lambda: watcher.seq() == log["events"][-1]["seq"], what="the watcher up to date")
     seq = watcher.seq()
     watcher.allowed = re.compile(r"ERR_INTERNET_DISCONNECTED|ERR_NETWORK_CHANGED")
     watcher.context.set_offline(True)
@@ -523,7 +566,7 @@ def test_friends_through_the_join_link(
         play_by_api(view["turn"])
     won = {ann: ("You won!", "You lost."), bruno: ("Hai vinto!", "Hai perso.")}
     for seat, person in at_seat.items():
-        person.page.wait_for_selector("#game[data-status=finished]")
+        person.follow_to_the_end()
         wait_until(lambda p=person: p.page.inner_text("#result"), what="the result")
         assert person.page.inner_text("#result") == won[person][view["winner"] != seat]
         assert person.cards("#hand") == []
@@ -579,8 +622,8 @@ def test_a_phone_screen_and_the_keyboard(
     ana.screenshot("phone-game")
 
     # The keyboard: Tab reaches the hand, arrows move along it, Enter plays.
-    ana.page.focus("#new-game")
-    for _ in range(6):
+    ana.page.focus("#lang")
+    for _ in range(8):
         ana.page.keyboard.press("Tab")
         if ana.page.evaluate("() => document.activeElement.closest('#hand') !== null"):
             break
@@ -604,10 +647,12 @@ def test_a_phone_screen_and_the_keyboard(
 
     # Another language and the French pack: other names, other drawings.
     ana.page.select_option("#lang", "es")
+    ana.page.click("#menu summary")
     ana.page.select_option("#faces", "french")
+    ana.page.click("#menu summary")
     spanish = names(live_service, "es", "french")
     wait_until(lambda: ana.labels("#table") == [spanish[c] for c in ana.cards("#table")])
-    assert ana.page.inner_text("#new-game") == "Partida nueva"
+    assert ana.page.text_content("#new-game") == "Partida nueva"
     assert ana.overflow() == 0
 
     # The rest of the match through the API (the page follows it, polling), to its end.
@@ -617,7 +662,7 @@ def test_a_phone_screen_and_the_keyboard(
         move = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"][0]
         body = {"card": move["card"], "capture": move["capture"]}
         assert requests.post(f"{url}/moves", json=body, headers=auth, timeout=10).ok
-    ana.page.wait_for_selector("#game[data-status=finished]")
+    ana.follow_to_the_end()
     ana.page.wait_for_selector("#scores-dialog #rematch:not([hidden])")
     check_score_table(ana, live_service, game_id)
     assert ana.overflow() == 0
@@ -665,9 +710,10 @@ def test_the_readme_screenshot(people: Callable[..., Person], live_service: Live
     ann.page.click("#hand [data-card='10B']")
     ann.page.wait_for_selector("#choices:not([hidden])")
     ann.page.hover("#choice-list .choice >> nth=0")
-    ann.page.wait_for_selector("#table .card.showing")
+    ann.page.wait_for_selector("#table .card.preview")
     ann.page.mouse.move(0, README_SIZE[1] - 1)  # no pointer over the picture
     ann.page.focus("#choice-list .choice >> nth=0")
+    check_axe(ann, "the capture choices")
     shot = ann.screenshot("readme")
     if os.environ.get("UPDATE_SCREENSHOT"):
         README_SCREENSHOT.write_bytes(shot.read_bytes())
@@ -717,6 +763,7 @@ def test_cirulla_declaring_through_the_page(
 
     # One declaration, the 7C's value to choose: 1 to 4, the highest first.
     ana.page.wait_for_selector("#declare:not([hidden])")
+    check_axe(ana, "the declarations (Cirulla)")
     button = "#declare-list button[data-declare=buona]"
     assert ana.page.inner_text(button) == "Declare buona (3 points)"
     menu = "#declare-list select[name=matta_as]"

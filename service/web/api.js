@@ -1,17 +1,50 @@
 // The public API, as any frontend calls it: JSON in and out, a seat's token as a bearer
 // token, errors as RFC 9457 problems.
+//
+// Every call the page makes is `persistent`: a failure that may pass (no network, a 429,
+// a 5xx) is retried with back-off (Retry-After when the service says it) until it
+// succeeds, the match is gone (404, 410: a final answer), or the caller stops caring (its
+// AbortSignal). `network.wake()` retries at once (the browser came back online, the
+// stream reconnected). Writes carry an Idempotency-Key kept across their retries: a
+// move whose answer was lost is answered again as it was, not as a stale version.
 
 /** An answer that is not a success: `status`, and the problem the service sent. */
 export class ApiError extends Error {
-  constructor(status, problem) {
+  constructor(status, problem, retryAfter = null) {
     super(problem?.detail || problem?.title || `HTTP ${status}`);
     this.status = status;
     this.problem = problem || {};
+    /** Seconds to wait before asking again (Retry-After), or null. */
+    this.retryAfter = retryAfter;
   }
 }
 
 /** The network failed (offline, connection refused): no answer at all. */
 export class NetworkError extends Error {}
+
+/** The caller stopped waiting (the game was closed): nothing to show. */
+export class Cancelled extends Error {}
+
+/** Whether `error` may pass if the request is sent again. */
+export function transient(error) {
+  if (error instanceof NetworkError) return true;
+  if (!(error instanceof ApiError)) return false;
+  return error.status === 408 || error.status === 429 || error.status >= 500;
+}
+
+/** Whether `error` says the game is no more (it expired, or never was). */
+export function gone(error) {
+  return error instanceof ApiError && (error.status === 404 || error.status === 410);
+}
+
+function retryAfter(headers) {
+  const value = headers.get('Retry-After');
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, (at - Date.now()) / 1000);
+}
 
 async function call(method, path, { token, body, headers = {} } = {}) {
   const init = { method, headers: { Accept: 'application/json', ...headers }, cache: 'no-store' };
@@ -21,17 +54,18 @@ async function call(method, path, { token, body, headers = {} } = {}) {
     init.body = JSON.stringify(body);
   }
   let response;
+  let data = null;
   try {
     response = await fetch(path, init);
+    if (response.status === 304 || response.status === 204) {
+      return { status: response.status, body: null, headers: response.headers };
+    }
+    const type = response.headers.get('Content-Type') || '';
+    if (type.includes('json')) data = await response.json();
   } catch (error) {
-    throw new NetworkError(error.message);
+    throw new NetworkError(error.message); // no answer, or an answer cut short
   }
-  if (response.status === 304 || response.status === 204) {
-    return { status: response.status, body: null, headers: response.headers };
-  }
-  const type = response.headers.get('Content-Type') || '';
-  const data = type.includes('json') ? await response.json() : null;
-  if (!response.ok) throw new ApiError(response.status, data);
+  if (!response.ok) throw new ApiError(response.status, data, retryAfter(response.headers));
   return { status: response.status, body: data, headers: response.headers };
 }
 
@@ -43,80 +77,143 @@ export function newKey() {
     .join('');
 }
 
-/** `request()` sent again once if the network failed, with the same Idempotency-Key. */
-async function retried(request) {
+// -- retrying ---------------------------------------------------------------------------
+
+const FIRST_MS = 500;
+const MOST_MS = 8000;
+
+/** The page's connection as its requests see it: who listens, and the waits to cut short. */
+export const network = {
+  failing: 0, // requests now waiting to be sent again
+  listeners: new Set(),
+  sleepers: new Set(),
+  /** Retry every waiting request now. */
+  wake() {
+    for (const wake of [...this.sleepers]) wake();
+  },
+  changed() {
+    for (const listener of this.listeners) listener(this.failing > 0);
+  },
+};
+
+function nap(ms, signal) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      network.sleepers.delete(done);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    network.sleepers.add(done);
+    signal?.addEventListener('abort', done);
+  });
+}
+
+/** `request()`, sent again while it fails in a way that may pass. */
+export async function persistent(request, signal) {
+  let delay = FIRST_MS;
+  let waiting = false;
   try {
-    return await request();
-  } catch (error) {
-    if (!(error instanceof NetworkError)) throw error;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    return request();
+    for (;;) {
+      if (signal?.aborted) throw new Cancelled();
+      try {
+        return await request();
+      } catch (error) {
+        if (!transient(error) || signal?.aborted) throw signal?.aborted ? new Cancelled() : error;
+        if (!waiting) {
+          waiting = true;
+          network.failing += 1;
+          network.changed();
+        }
+        const asked = error instanceof ApiError && error.retryAfter != null;
+        await nap(asked ? Math.min(error.retryAfter * 1000, 30000) : delay, signal);
+        delay = Math.min(delay * 2, MOST_MS);
+      }
+    }
+  } finally {
+    if (waiting) {
+      network.failing -= 1;
+      network.changed();
+    }
   }
 }
 
 const game = (id, suffix = '') => `/v1/games/${encodeURIComponent(id)}${suffix}`;
 
+/** The API. The last argument of each call, `signal`, stops its retries. */
 export const api = {
-  async variants() {
-    return (await call('GET', '/v1/variants')).body.variants;
+  async variants(signal) {
+    return (await persistent(() => call('GET', '/v1/variants'), signal)).body.variants;
   },
-  async cards(lang, faces) {
+  async cards(lang, faces, signal) {
     const query = new URLSearchParams({ lang, faces });
-    return (await call('GET', `/v1/cards?${query}`)).body;
+    return (await persistent(() => call('GET', `/v1/cards?${query}`), signal)).body;
   },
-  async create(body) {
+  async create(body, signal) {
     const key = newKey();
     const send = () => call('POST', '/v1/games', { body, headers: { 'Idempotency-Key': key } });
-    return (await retried(send)).body;
+    return (await persistent(send, signal)).body;
   },
-  async view(id, token) {
-    return (await call('GET', game(id), { token })).body;
+  async view(id, token, signal) {
+    return (await persistent(() => call('GET', game(id), { token }), signal)).body;
   },
   /** The game as its join code shows it, before taking a seat (even without spectators). */
-  async invitation(id, code) {
-    return (await call('GET', game(id, `/join?${new URLSearchParams({ code })}`))).body;
+  async invitation(id, code, signal) {
+    const path = game(id, `/join?${new URLSearchParams({ code })}`);
+    return (await persistent(() => call('GET', path), signal)).body;
   },
-  /** The log after `after`; null when it has not changed since version `version`. */
+  /** The log after `after`; null when it has not changed since version `version`. Once:
+   * the caller (polling) retries it. */
   async events(id, token, after, version) {
     const headers = version == null ? {} : { 'If-None-Match': `"${version}"` };
     const query = after == null ? '' : `?after=${after}`;
     return (await call('GET', game(id, `/events${query}`), { token, headers })).body;
   },
   /** {moves, declarations}: the card moves, and (Cirulla) the declarations to make first. */
-  async legalMoves(id, token) {
-    const body = (await call('GET', game(id, '/legal-moves'), { token })).body;
+  async legalMoves(id, token, signal) {
+    const body = (await persistent(() => call('GET', game(id, '/legal-moves'), { token }), signal)).body;
     return { moves: body.moves, declarations: body.declarations ?? [] };
   },
-  /** A move, conditional on the version it was chosen on: sent again after a network
-   * failure, it cannot land twice (a 412 says the first one did). */
-  async move(id, token, card, capture, version) {
-    const headers = {};
+  /** A move, conditional on the version it was chosen on, with one Idempotency-Key for
+   * all its retries: one that had landed is answered as it was (not as a 412). */
+  async move(id, token, card, capture, version, signal) {
+    const headers = { 'Idempotency-Key': newKey() };
     if (version != null) headers['If-Match'] = `"${version}"`;
     const send = () => call('POST', game(id, '/moves'), { token, body: { card, capture }, headers });
-    return (await retried(send)).body;
+    return (await persistent(send, signal)).body;
   },
   /** A declaration (Cirulla), an entry of the legal moves' `declarations` sent as it is:
-   * {declaration, state}. Conditional on the version, as a move. */
-  async declare(id, token, declaration, version) {
+   * {declaration, state}. Conditional on the version, and keyed, as a move. */
+  async declare(id, token, declaration, version, signal) {
     const headers = { 'Idempotency-Key': newKey() };
     if (version != null) headers['If-Match'] = `"${version}"`;
     const send = () => call('POST', game(id, '/declarations'), { token, body: declaration, headers });
-    return (await retried(send)).body;
+    return (await persistent(send, signal)).body;
   },
-  async hands(id, token) {
-    return (await call('GET', game(id, '/hands'), { token })).body.hands;
+  async hands(id, token, signal) {
+    return (await persistent(() => call('GET', game(id, '/hands'), { token }), signal)).body.hands;
   },
-  async join(id, name, code) {
+  /** The expert's move for our seat now ({move, declaration, value}). Once: a 429 is the
+   * player's to wait out (its `retryAfter`), not the page's. */
+  async hint(id, token) {
+    return (await call('GET', game(id, '/hint'), { token })).body;
+  },
+  /** A quick reaction (one of a fixed set of emotes) to every viewer of the game. Once. */
+  async react(id, token, emote) {
+    return (await call('POST', game(id, '/reactions'), { token, body: { emote } })).body;
+  },
+  async join(id, name, code, signal) {
     const key = newKey();
     const send = () =>
       call('POST', game(id, '/join'), { body: { name, code }, headers: { 'Idempotency-Key': key } });
-    return (await retried(send)).body;
+    return (await persistent(send, signal)).body;
   },
-  async leave(id, token) {
-    await call('POST', game(id, '/leave'), { token });
+  async leave(id, token, signal) {
+    await persistent(() => call('POST', game(id, '/leave'), { token }), signal);
   },
-  async rematch(id, token) {
-    return (await retried(() => call('POST', game(id, '/rematch'), { token }))).body;
+  async rematch(id, token, signal) {
+    return (await persistent(() => call('POST', game(id, '/rematch'), { token }), signal)).body;
   },
   /** The URL of the game's event stream, for EventSource (which sends no headers). */
   streamUrl(id, token, after) {

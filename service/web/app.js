@@ -3,13 +3,16 @@
 // each event to the view it shows (events.js), animated (animate.js).
 
 import { animateMove, animateRemainder, moving } from './animate.js';
-import { ApiError, NetworkError, api } from './api.js';
+import { ApiError, Cancelled, NetworkError, api, gone, network } from './api.js';
 import { Clock } from './clock.js';
 import { $, $$, fill, h } from './dom.js';
 import { applyEvent, describe, matchOverText, seatName } from './events.js';
+import { fitCards } from './fit.js';
 import { follow } from './follow.js';
 import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
-import { useNames } from './names.js';
+import { cardList, cardName, useNames } from './names.js';
+import { scopaMoment, setSound, turnMoment } from './moments.js';
+import { EMOTES, showReaction } from './reactions.js';
 import * as saved from './saved.js';
 import { handTable, matchTable, sideName } from './scores.js';
 import { language, preferredLanguage, setLanguage, t, translatePage } from './strings.js';
@@ -26,6 +29,9 @@ const page = {
   variants: [],
   game: null,
   dialog: null, // what the score dialog shows: a function that fills it again
+  mode: null, // how the game is followed (follow.js): live, polling, reconnecting, offline
+  oneTap: false, // touch: a tap plays at once (else a first tap shows, a second plays)
+  pointer: 'mouse', // the kind of pointer of the last press
 };
 const clock = new Clock($('#clock'));
 
@@ -44,6 +50,7 @@ function showError(error) {
   }
   let text;
   box.dataset.offline = String(error instanceof NetworkError);
+  if (error instanceof Cancelled) return;
   if (error instanceof NetworkError) text = t('offline');
   else if (error instanceof ApiError) text = t('error', { detail: error.message });
   else text = t('error', { detail: String(error.message ?? error) });
@@ -51,8 +58,20 @@ function showError(error) {
   box.hidden = false;
 }
 
-function say(text) {
-  if (text) fill($('#status'), text);
+/** The status line: a sentence on the last event worth one, said again in another
+ * language when the page's changes (`tell` makes it from the words of the moment). */
+let told = null;
+function say(tell, move = false) {
+  if (!tell) return;
+  const text = tell();
+  if (!text) return;
+  told = tell;
+  fill($('#status'), text);
+  $('#status').classList.toggle('quiet', move);
+}
+
+function sayAgain() {
+  if (told) fill($('#status'), told());
 }
 
 /** A capture choice: legal moves grouped by card. */
@@ -85,6 +104,11 @@ class Game {
     this.closed = false;
     this.era = 0;
     this.follower = null;
+    this.stop = new AbortController(); // the game's requests stop retrying when it closes
+    this.sending = false; // our card (or declaration) is on its way
+    this.armed = null; // touch: the card tapped once
+    this.hinted = null; // the card the last hint named
+    this.scopaCards = new Map(); // seat -> the cards that made its scopas this hand
     this.listen();
   }
 
@@ -95,13 +119,26 @@ class Game {
       onEvents: (events) => this.receive(events),
       onMode: (mode) => showMode(mode),
       onGone: (reason) => this.gone(reason),
+      onReaction: (reaction) => this.view && showReaction(this.view, reaction),
     });
   }
 
   close() {
     this.closed = true;
+    this.stop.abort();
     this.follower?.close();
     clearTimeout(this.resyncTimer);
+  }
+
+  /** A failure of one of our requests: the game gone, or else nothing to draw (the
+   * request retried what could pass; what is left is a refusal the next read settles). */
+  failed(error) {
+    if (error instanceof Cancelled || this.closed) return true;
+    if (gone(error)) {
+      this.gone('gone');
+      return true;
+    }
+    return false;
   }
 
   shareUrl() {
@@ -120,15 +157,18 @@ class Game {
     this.legal = null;
     this.declarations = [];
     this.selected = null;
+    this.armed = null;
+    this.sending = false;
     this.draw();
-    if (view.last_move) say(describe(view, { type: 'move', ...view.last_move }));
+    if (view.last_move) say(() => describe(view, { type: 'move', ...view.last_move }), true);
     if (view.status === 'finished') showResult(this);
     this.settle();
   }
 
   receive(events) {
-    if (this.closed) return;
+    if (this.closed || !events.length) return;
     this.queue.push(...events);
+    $('#game').dataset.received = events[events.length - 1].seq; // come, maybe not shown yet
     this.pump();
   }
 
@@ -137,7 +177,11 @@ class Game {
     this.pumping = true;
     try {
       while (this.queue.length && !this.closed) {
-        const event = this.queue.shift();
+        const event = this.queue[0];
+        if (this.seq === null || event.seq > this.seq) await this.sheetClosed(event);
+        if (this.closed) return;
+        if (this.queue[0] !== event) continue; // the game was read afresh meanwhile
+        this.queue.shift();
         if (this.seq !== null && event.seq <= this.seq) continue;
         const era = this.era;
         await this.apply(event);
@@ -154,6 +198,14 @@ class Game {
     this.settle();
   }
 
+  /** While the hand's score sheet is open, the next deal waits (and all after it): the
+   * end of the match and a rematch do not. */
+  async sheetClosed(event) {
+    if (['match_over', 'rematch', 'hand_over'].includes(event.type)) return;
+    const sheet = page.dialog;
+    if (sheet?.game === this && sheet.holds) await sheet.closed;
+  }
+
   /** One event of the log: animated, then the view after it drawn. */
   async apply(event) {
     const before = this.view;
@@ -164,12 +216,22 @@ class Game {
     this.legal = null;
     this.declarations = [];
     this.selected = null;
+    this.armed = null;
+    this.hinted = null;
+    hideHint();
     switch (event.type) {
       case 'move':
+        if (event.seat === before.you) this.sending = false; // it is on the table now
         if (moving()) await animateMove(event, before, after, page.faces, draw);
         if (era !== this.era) return;
+        if (event.scopa) {
+          const cards = this.scopaCards.get(event.seat) ?? [];
+          this.scopaCards.set(event.seat, [...cards, event.card]);
+          scopaMoment(t('scopaBy', { name: seatName(before, event.seat) }));
+        }
         break;
       case 'deal':
+        if (event.hand !== before.hand_number) this.scopaCards = new Map();
         extra = { dealt: new Set([...(event.cards ?? []), ...event.table]) };
         break;
       case 'hand_over':
@@ -192,7 +254,7 @@ class Game {
         break;
     }
     this.view = after;
-    say(describe(before, event));
+    say(() => describe(before, event), event.type === 'move');
     this.draw(after, extra);
     if (extra.dealt && moving()) await wait(DEAL_MS);
   }
@@ -206,9 +268,10 @@ class Game {
     const seen = [this.era, this.seq];
     let stale = false;
     try {
+      const signal = this.stop.signal;
       const [fresh, { moves, declarations }] = await Promise.all([
-        api.view(this.id, this.token),
-        api.legalMoves(this.id, this.token),
+        api.view(this.id, this.token, signal),
+        api.legalMoves(this.id, this.token, signal),
       ]);
       if (this.closed) return;
       // Events came meanwhile (a move played for us when our time ran out, or from
@@ -219,24 +282,33 @@ class Game {
         this.view = fresh;
         this.legal = grouped(moves);
         this.declarations = declarations;
+        this.sending = false;
         this.draw();
+        turnMoment();
       } else {
         // The server has moved on: its events are on their way. If they do not come,
         // start again from the server's state.
-        clearTimeout(this.resyncTimer);
-        this.resyncTimer = setTimeout(() => {
-          if (!this.closed && !this.legal && !this.pumping && this.view === view) {
-            this.seq = null;
-            this.listen();
-          }
-        }, RESYNC_MS);
+        this.resync(view);
       }
     } catch (error) {
-      showError(error);
+      // Not a failure that may pass (those are retried): the game is gone, or the seat
+      // is not to play after all (409). Start again from the server's state.
+      if (!this.failed(error)) this.resync(view);
     } finally {
       this.settling = false;
       if (stale && !this.pumping) this.settle();
     }
+  }
+
+  /** Follow the game afresh (its state, then its events) unless something came since. */
+  resync(view = this.view) {
+    clearTimeout(this.resyncTimer);
+    this.resyncTimer = setTimeout(() => {
+      if (!this.closed && !this.legal && !this.pumping && this.view === view) {
+        this.seq = null;
+        this.listen();
+      }
+    }, RESYNC_MS);
   }
 
   draw(view = this.view, extra = {}) {
@@ -253,22 +325,44 @@ class Game {
       declarations: this.declarations,
       selected: this.selected,
       focus: this.focus,
+      armed: this.armed,
+      hinted: this.hinted,
+      sending: this.sending,
+      scopaCards: this.scopaCards,
       ...extra,
     });
     const game = $('#game');
     game.dataset.game = this.id;
     game.dataset.status = view.status;
     game.dataset.seq = this.seq ?? '';
-    game.dataset.ready = String(Boolean(this.legal && !this.busy && !extra.hidden));
+    game.dataset.players = view.seats.length;
+    game.dataset.ready = String(Boolean(this.legal && !this.busy && !this.sending && !extra.hidden));
     const turn = view.turn === null ? '' : seatName(view, view.turn);
     clock.show(view, turn);
     $('#show-scores').hidden = view.hand_number < 2 && view.status !== 'finished';
+    const seated = view.you !== null && view.you !== undefined;
+    $('#hint').hidden = !(seated && view.status === 'playing');
+    $('#hint').disabled = !(this.legal && !this.busy && !this.sending);
+    $('#reactions').hidden = !(seated && view.status === 'playing'); // 409 once it is over
+    renderFinal(this);
+    fitCards();
   }
 
-  /** A card of your hand clicked (or Enter, Space): play it, or ask what it takes. */
-  choose(card) {
-    if (this.busy || !this.legal?.has(card)) return;
+  /** A card of your hand clicked (or Enter, Space): play it, or ask what it takes. On
+   * touch (unless the player chose one tap), a first tap shows what it takes, a second
+   * plays it. */
+  choose(card, touch = false) {
+    if (this.busy || this.sending || !this.legal?.has(card)) return;
     this.focus = card;
+    if (touch && !page.oneTap && this.armed !== card) {
+      this.armed = card;
+      this.selected = null;
+      this.draw();
+      const options = this.legal.get(card);
+      preview(options.length === 1 ? options[0] : []);
+      return;
+    }
+    this.armed = null;
     const options = this.legal.get(card);
     if (options.length === 1) {
       this.send(card, options[0]);
@@ -280,6 +374,11 @@ class Game {
   }
 
   cancel() {
+    if (this.armed && !this.selected) {
+      this.armed = null;
+      this.draw();
+      return;
+    }
     if (!this.selected) return;
     const card = this.selected;
     this.selected = null;
@@ -290,23 +389,29 @@ class Game {
   async send(card, capture) {
     const seq = this.seq;
     this.busy = true;
+    this.sending = true; // not "your turn" while the card is on its way
+    this.armed = null;
     this.refresh();
     try {
-      await api.move(this.id, this.token, card, capture, this.view.version);
+      await api.move(this.id, this.token, card, capture, this.view.version, this.stop.signal);
       showError(null);
       if (this.seq === seq) {
-        // Its events are on their way (the stream's, or the poll this asks for now).
+        // Its events are on their way (the stream's, or the poll this asks for now);
+        // if they do not come, the game is read afresh.
         this.legal = null;
         this.selected = null;
+        this.resync(this.view);
       }
       this.follower.poke();
     } catch (error) {
-      showError(error);
-      if (error instanceof ApiError && [409, 412, 422].includes(error.status)) {
-        this.legal = null;
-        this.selected = null;
-        this.settle();
-      }
+      this.sending = false;
+      if (this.failed(error)) return;
+      // Refused: the game moved on without us (409, 412: a move played for us when our
+      // time ran out, or from another device) needs no word; an illegal move (422) does.
+      if (!(error instanceof ApiError && [409, 412].includes(error.status))) showError(error);
+      this.legal = null;
+      this.selected = null;
+      this.settle();
     } finally {
       this.busy = false;
       this.refresh();
@@ -321,7 +426,7 @@ class Game {
     this.busy = true;
     this.refresh();
     try {
-      const answer = await api.declare(this.id, this.token, entry, this.view.version);
+      const answer = await api.declare(this.id, this.token, entry, this.view.version, this.stop.signal);
       showError(null);
       this.declarations = [];
       this.legal = null;
@@ -332,11 +437,13 @@ class Game {
         // (the log's next event, which the stream brings too: it is skipped as seen).
         this.view = answer.state;
         this.seq = answer.state.seq;
-        say(describe(this.view, answer.declaration));
+        const view = this.view;
+        say(() => describe(view, answer.declaration));
       }
       this.follower.poke();
     } catch (error) {
-      showError(error);
+      if (this.failed(error)) return;
+      if (!(error instanceof ApiError && [409, 412].includes(error.status))) showError(error);
       if (error instanceof ApiError && [409, 412, 422].includes(error.status)) {
         this.legal = null;
         this.declarations = [];
@@ -354,15 +461,52 @@ class Game {
     if (!this.pumping) this.draw();
   }
 
+  /** The expert's move for us now, said in our words (a 429: when to ask again). */
+  async hint() {
+    if (!this.legal || this.busy) return;
+    const asked = [this.era, this.seq];
+    $('#hint').disabled = true;
+    try {
+      const answer = await api.hint(this.id, this.token);
+      if (this.closed || asked[0] !== this.era || asked[1] !== this.seq) return;
+      this.hinted = answer.move.card;
+      this.draw();
+      showHint(this.view, answer);
+    } catch (error) {
+      if (this.failed(error)) return;
+      if (error instanceof ApiError && error.status === 429) {
+        const n = Math.ceil(error.retryAfter ?? 1);
+        showHintText(() => t('hintWait', { n }));
+      } else if (error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)) {
+        showHintText(() => t('offline'));
+      } else if (!(error instanceof ApiError && error.status === 409)) showError(error);
+    } finally {
+      $('#hint').disabled = !this.legal;
+    }
+  }
+
+  /** A quick reaction to everyone at the table (429: when to send the next). */
+  async react(emote) {
+    try {
+      await api.react(this.id, this.token, emote);
+    } catch (error) {
+      if (this.failed(error)) return;
+      if (error instanceof ApiError && error.status === 429) {
+        const n = Math.ceil(error.retryAfter ?? 1);
+        showHintText(() => t('reactWait', { n }));
+      } else if (!(error instanceof ApiError && error.status === 409)) showError(error);
+    }
+  }
+
   async rematch() {
-    const answer = await api.rematch(this.id, this.token);
+    const answer = await api.rematch(this.id, this.token, this.stop.signal);
     saved.keepSeat(answer.id, { token: answer.token, seat: answer.seat });
     closeDialog();
     openGame(answer.id, { token: answer.token, seat: answer.seat });
   }
 
   async leave() {
-    await api.leave(this.id, this.token);
+    await api.leave(this.id, this.token, this.stop.signal);
     saved.forgetSeat(this.id);
     newGame();
   }
@@ -375,13 +519,24 @@ class Game {
   }
 }
 
-function showMode(mode) {
-  if ((mode === 'live' || mode === 'polling') && $('#error').dataset.offline === 'true') {
+/** The connection badge: offline when the browser is; reconnecting while the stream
+ * reconnects or a request waits to be sent again; else how the game is followed. */
+function showMode(mode = page.mode) {
+  page.mode = mode;
+  const el = $('#connection');
+  if (!page.game || !mode) {
+    delete el.dataset.mode;
+    fill(el);
+    return;
+  }
+  let shown = mode;
+  if (navigator.onLine === false) shown = 'offline';
+  else if (network.failing > 0 && mode !== 'offline') shown = 'reconnecting';
+  if ((shown === 'live' || shown === 'polling') && $('#error').dataset.offline === 'true') {
     showError(null); // connected again
   }
-  const el = $('#connection');
-  el.dataset.mode = mode;
-  fill(el, { live: t('live'), polling: t('polling') }[mode] ?? t('offline'));
+  el.dataset.mode = shown;
+  fill(el, { live: t('live'), polling: t('polling'), reconnecting: t('reconnecting') }[shown] ?? t('offline'));
 }
 
 function openGame(id, seat) {
@@ -396,9 +551,83 @@ function openGame(id, seat) {
 function closeGame() {
   page.game?.close();
   page.game = null;
+  page.mode = null;
   clock.stop();
   closeDialog();
-  fill($('#connection'));
+  hideHint();
+  told = null;
+  fill($('#status'));
+  showMode(null);
+}
+
+// -- the hint -----------------------------------------------------------------------------
+
+/** The hint line: `tell` makes its text in the page's words (said again when they change),
+ * `anchor` a section of the rules page to link to. */
+let hintTold = null;
+let hintAnchor = null;
+function showHintText(tell, anchor = null) {
+  hintTold = tell;
+  hintAnchor = anchor;
+  const box = $('#hint-text');
+  const text = tell ? tell() : '';
+  const query = new URLSearchParams({ lang: language() });
+  const link = anchor
+    ? h('a', { href: `/play/rules?${query}#${anchor}`, target: '_blank', rel: 'noopener' }, t('hintRules'))
+    : null;
+  fill(box, text, link ? ' ' : null, link);
+  box.hidden = !text;
+}
+
+function hideHint() {
+  showHintText(null);
+}
+
+/** What the expert would play, and why: what it takes, and the margin it expects. */
+function hintText(view, answer) {
+  const { card, capture } = answer.move;
+  const parts = [];
+  if (answer.declaration) parts.push(t('hintDeclare', { kind: answer.declaration.declare }));
+  parts.push(
+    capture.length
+      ? t('hintTake', { card: cardName(card), cards: cardList(capture) })
+      : t('hintPlay', { card: cardName(card) }),
+  );
+  const taken = [card, ...capture];
+  if (capture.length && capture.length === view.table.length) parts.push(t('hintScopa'));
+  else if (capture.length && taken.includes('7D')) parts.push(t('hintSettebello'));
+  else if (capture.length && taken.some((c) => c.endsWith('D'))) parts.push(t('hintCoins'));
+  else if (!capture.length) parts.push(t('hintLay'));
+  if (answer.value != null) {
+    const value = new Intl.NumberFormat(language(), { maximumFractionDigits: 1, signDisplay: 'always' });
+    parts.push(t('hintValue', { value: value.format(answer.value) }));
+  }
+  return parts.join(' ');
+}
+
+function showHint(view, answer) {
+  const { capture } = answer.move;
+  const sweep = capture.length && capture.length === view.table.length;
+  // docs/rules.md's sections, as the rules page anchors them: R5.1 (a scopa), R4 (captures).
+  showHintText(() => hintText(view, answer), sweep ? 'r51-the-sweep' : 'r4-capturing');
+}
+
+// -- the end of the match -------------------------------------------------------------------
+
+/** On the game screen once the match is over: its result and what next (the score sheet
+ * may be closed). */
+function renderFinal(game) {
+  const view = game.view;
+  const box = $('#final');
+  const over = view.status === 'finished';
+  box.hidden = !over;
+  if (!over) return;
+  fill($('#final-result'), resultText(view) || t('finalNote'));
+  const reason = matchOverText(view, game.over);
+  fill($('#final-reason'), reason);
+  $('#final-reason').hidden = !reason;
+  $('#final-rematch').hidden = view.you === null || view.you === undefined;
+  $('#final-rematch-note').hidden = !(view.next && view.you !== null && view.you !== undefined);
 }
 
 function newGame() {
@@ -411,10 +640,22 @@ function newGame() {
 
 // -- the score dialog -------------------------------------------------------------------------
 
-function openDialog(game, title, fillBody) {
+function openDialog(game, title, fillBody, { holds = false } = {}) {
   const dialog = $('#scores-dialog');
+  const before = page.dialog;
+  let release;
+  const closed = new Promise((resolve) => {
+    release = resolve;
+  });
+  dialog.dataset.holds = String(holds);
   page.dialog = {
     game,
+    holds, // the game's next events wait until it is closed
+    closed,
+    release() {
+      release();
+      before?.release?.();
+    },
     fill() {
       fill($('#scores-title'), title());
       fillBody();
@@ -433,6 +674,7 @@ function openDialog(game, title, fillBody) {
 function closeDialog() {
   const dialog = $('#scores-dialog');
   if (dialog.open) dialog.close();
+  page.dialog?.release();
   page.dialog = null;
 }
 
@@ -442,18 +684,20 @@ function showHand(game, score) {
     fill($('#reason'));
     $('#reason').hidden = true;
     fill($('#scores-body'), handTable(game.view, score));
-  });
+  }, { holds: true });
 }
 
 async function showScores(game, { result = false } = {}) {
   let hands = [];
   try {
-    hands = await api.hands(game.id, game.token);
+    hands = await api.hands(game.id, game.token, game.stop.signal);
     if (result && !game.over) game.over = await matchOver(game);
   } catch (error) {
+    if (game.failed(error)) return;
     showError(error);
   }
   if (game.closed) return;
+  game.draw();
   openDialog(game, () => (result ? t('matchOver') : t('scores')), () => {
     const view = game.view;
     if (result) fill($('#result'), resultText(view));
@@ -469,7 +713,7 @@ async function showScores(game, { result = false } = {}) {
 /** The match_over event of a finished match opened afresh: near the end of its log. */
 async function matchOver(game) {
   const after = game.seq === null ? null : Math.max(-1, game.seq - 4);
-  const log = await api.events(game.id, game.token, after, null);
+  const log = await api.events(game.id, game.token, after, null).catch(() => ({ events: [] }));
   return log.events.findLast((event) => event.type === 'match_over') ?? null;
 }
 
@@ -548,11 +792,13 @@ async function useWords() {
     showError(error); // the page still works: cards are then named by their codes
   }
   translatePage();
+  $('#rules-link').href = `/play/rules?${new URLSearchParams({ lang: language() })}`;
   fillSetup($('#setup-form').elements, page.variants);
   page.game?.refresh();
   page.dialog?.fill();
-  const mode = $('#connection').dataset.mode;
-  if (mode && page.game) showMode(mode);
+  sayAgain();
+  showHintText(hintTold, hintAnchor);
+  showMode();
 }
 
 // -- keyboard and pointer -------------------------------------------------------------------------
@@ -574,10 +820,11 @@ function roving(container, event) {
   return true;
 }
 
-/** Light up the table cards `cards` (what a move would take). */
+/** Light up the table cards `cards` (what a move would take). Its own mark: a capture
+ * being shown (`showing`, while a move is animated) is not wiped by it. */
 function preview(cards) {
   const taking = new Set(cards);
-  for (const el of $$('#table .card')) el.classList.toggle('showing', taking.has(el.dataset.card));
+  for (const el of $$('#table .card')) el.classList.toggle('preview', taking.has(el.dataset.card));
 }
 
 function previewCard(card) {
@@ -628,9 +875,14 @@ function wire() {
   $('#leave').addEventListener('click', () => page.game?.leave().catch(showError));
 
   const hand = $('#hand');
+  document.addEventListener('pointerdown', (event) => {
+    page.pointer = event.pointerType;
+  }, { capture: true });
   hand.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-card]');
-    if (button) page.game?.choose(button.dataset.card);
+    // A click made by a touch (event.detail: not the keyboard's Enter or Space).
+    const touch = event.detail > 0 && page.pointer === 'touch';
+    if (button) page.game?.choose(button.dataset.card, touch);
   });
   hand.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') page.game?.cancel();
@@ -638,6 +890,7 @@ function wire() {
   });
   for (const kind of ['pointerover', 'focusin']) {
     hand.addEventListener(kind, (event) => {
+      if (event.pointerType === 'touch') return; // a tap shows it (select, then confirm)
       const button = event.target.closest('button[data-card]');
       if (button) previewCard(button.dataset.card);
     });
@@ -675,12 +928,66 @@ function wire() {
   });
 
   $('#show-scores').addEventListener('click', () => page.game && showScores(page.game));
+  $('#final-scores').addEventListener('click', () => page.game && showResult(page.game));
   $('#close-scores').addEventListener('click', closeDialog);
   $('#scores-dialog').addEventListener('close', () => {
+    page.dialog?.release();
     page.dialog = null;
   });
-  $('#rematch').addEventListener('click', () => page.game?.rematch().catch(showError));
-  $('#dialog-new-game').addEventListener('click', newGame);
+  for (const id of ['#rematch', '#final-rematch']) {
+    $(id).addEventListener('click', () => page.game?.rematch().catch(showError));
+  }
+  for (const id of ['#dialog-new-game', '#final-new-game']) $(id).addEventListener('click', newGame);
+
+  $('#hint').addEventListener('click', () => page.game?.hint());
+  $('#reactions').addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-emote]');
+    if (button) page.game?.react(button.dataset.emote);
+  });
+
+  const sound = $('#sound');
+  sound.addEventListener('change', () => {
+    setSound(sound.checked);
+    saved.savePrefs({ sound: sound.checked });
+  });
+  const oneTap = $('#one-tap');
+  oneTap.addEventListener('change', () => {
+    page.oneTap = oneTap.checked;
+    saved.savePrefs({ oneTap: oneTap.checked });
+  });
+
+  // The menu closes as menus do: a click elsewhere, or Escape.
+  const menu = $('#menu');
+  document.addEventListener('click', (event) => {
+    if (menu.open && !menu.contains(event.target)) menu.open = false;
+  });
+  menu.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && menu.open) {
+      menu.open = false;
+      menu.querySelector('summary').focus();
+    }
+  });
+  $('#new-game').addEventListener('click', () => {
+    menu.open = false;
+  });
+
+  network.listeners.add(() => showMode());
+  window.addEventListener('online', () => {
+    network.wake();
+    showMode();
+  });
+  window.addEventListener('offline', () => showMode());
+  window.addEventListener('resize', () => fitCards());
+}
+
+/** The row of reactions: one button an emote, its glyph shown, its name read. */
+function fillEmotes() {
+  fill(
+    $('#reactions'),
+    EMOTES.map(([emote, glyph]) =>
+      h('button', { type: 'button', class: 'emote', dataset: { emote, i18nLabel: `emote_${emote}`, i18nTitle: `emote_${emote}` } }, h('span', { 'aria-hidden': 'true' }, glyph)),
+    ),
+  );
 }
 
 // -- the start ----------------------------------------------------------------------------------
@@ -691,6 +998,11 @@ async function boot() {
   page.faces = prefs.faces === 'french' ? 'french' : 'italian';
   $('#lang').value = language();
   $('#faces').value = page.faces;
+  setSound(prefs.sound === true);
+  $('#sound').checked = prefs.sound === true;
+  page.oneTap = prefs.oneTap === true;
+  $('#one-tap').checked = page.oneTap;
+  fillEmotes();
   $('#setup-form').elements.name.value = prefs.name ?? '';
   wire();
   try {

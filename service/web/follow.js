@@ -5,7 +5,9 @@
 //   follower.close();
 //
 // onState(view, seq): the game as the viewer sees it after the log's event `seq`;
-// onEvents([event, ...]): events of the log in order, each once, each with its `seq`.
+// onEvents([event, ...]): events of the log in order, each once, each with its `seq`;
+// onReaction({seat, emote, at}): a quick reaction a seat sent (the stream's only: not in
+// the log); onMode('live' | 'polling' | 'reconnecting' | 'offline'): how it follows now.
 //
 // The server's event stream (GET /v1/games/{id}/stream, server-sent events) comes first:
 // its `state`, then each event as it is committed; when it ends (`end`: reconnect) or the
@@ -14,7 +16,7 @@
 // (GET /v1/games/{id}/events?after=<seq>, If-None-Match: a 304 while nothing changed),
 // and the stream tried again a little later.
 
-import { ApiError, api } from './api.js';
+import { api, gone, network } from './api.js';
 
 const POLL_MS = 1000;
 const POLL_MAX_MS = 10000;
@@ -35,19 +37,40 @@ class Follower {
     this.timer = null;
     this.closed = false;
     this.delay = POLL_MS;
+    this.stop = new AbortController(); // its reads' retries end with it
     this.online = () => {
-      // Back online: a stream still waiting out its reconnection delay is opened now.
-      if (this.source && this.source.readyState !== EventSource.OPEN) this.openStream();
-      else this.poke();
+      // Back online: the stream closed when it went offline, or one still waiting out
+      // its reconnection delay, is opened now; every request waiting to be sent again
+      // is sent.
+      network.wake();
+      if (this.closed) return;
+      if (this.offlineStream || (this.source && this.source.readyState !== EventSource.OPEN)) {
+        this.offlineStream = false;
+        this.openStream();
+      } else this.poke();
+    };
+    this.offline = () => {
+      // Offline: nothing can come. The stream is closed (not left half-open) and
+      // opened again, from the last event seen, when the browser is back online.
+      if (this.closed) return;
+      if (this.source) {
+        this.source.close();
+        this.source = null;
+        this.offlineStream = true;
+      }
+      this.mode('offline');
     };
     window.addEventListener('online', this.online);
+    window.addEventListener('offline', this.offline);
     if (stream) this.openStream();
     else this.startPolling();
   }
 
   close() {
     this.closed = true;
+    this.stop.abort();
     window.removeEventListener('online', this.online);
+    window.removeEventListener('offline', this.offline);
     this.source?.close();
     this.source = null;
     clearTimeout(this.timer);
@@ -90,6 +113,7 @@ class Follower {
     source.addEventListener('state', (message) => {
       this.mode('live');
       this.delay = POLL_MS;
+      network.wake(); // connected again: what waits to be sent again goes now
       const seq = Number(message.lastEventId);
       // Opened fresh, the state is the game after `seq`. Resumed (after a seq of ours,
       // or Last-Event-ID), it is already newer than `seq`: the events after `seq`
@@ -101,6 +125,9 @@ class Follower {
     });
     source.addEventListener('message', (message) => {
       this.deliver([JSON.parse(message.data)]);
+    });
+    source.addEventListener('reaction', (message) => {
+      this.handlers.onReaction?.(JSON.parse(message.data));
     });
     source.addEventListener('end', (message) => {
       source.close();
@@ -154,7 +181,8 @@ class Follower {
       this.mode('polling');
       this.delay = POLL_MS;
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) {
+      if (this.closed) return;
+      if (gone(error)) {
         this.closed = true;
         this.handlers.onGone?.();
         return;
@@ -171,7 +199,7 @@ class Follower {
   /** The view and the seq it stands after: read both, until they are of one version. */
   async pollFresh() {
     for (;;) {
-      const view = await api.view(this.gameId, this.token);
+      const view = await api.view(this.gameId, this.token, this.stop.signal);
       const log = await api.events(this.gameId, this.token, null, null);
       if (this.closed || this.source) return;
       if (log.version === view.version) {

@@ -85,7 +85,7 @@ export function matchTable(view, hands) {
     'table',
     { class: 'score hands' },
     h('caption', {}, t('allHands')),
-    head(view, teams, ''),
+    head(view, teams, t('handColumn')),
     h(
       'tbody',
       {},

@@ -4,7 +4,10 @@
 // `ui` says what the view does not: {faces, legal: Map(card -> [capture, ...]) | null,
 // declarations: [{declare, matta_as, points}] (Cirulla: what you may declare first),
 // selected: card | null, showing: [cards] | null (a capture being looked at),
-// hidden: Set(cards not drawn yet: a card in flight), dealt: Set(cards just dealt)}.
+// hidden: Set(cards not drawn yet: a card in flight), dealt: Set(cards just dealt),
+// armed: card | null (touch: tapped once, shown with what it takes, a second tap plays it),
+// sending: bool (our card is on its way: not "your turn" any more), scopaCards: Map(seat ->
+// [cards that made its scopas this hand, as far as the page saw them]), hinted: card | null}.
 
 import { backSvg, cardSvg } from './cards.js';
 import { $, fill, h } from './dom.js';
@@ -29,22 +32,43 @@ export function cardFace(code, faces, attrs = {}) {
 function seatBadges(view, seat) {
   const info = view.seats[seat];
   return [
-    info.bot ? h('span', { class: 'badge' }, t(`level_${info.bot}`).split(' (')[0]) : null,
+    info.bot ? h('span', { class: 'badge level' }, t(`level_${info.bot}`).split(' (')[0]) : null,
     view.dealer === seat && view.status !== 'waiting' ? h('span', { class: 'badge dealer' }, t('dealer')) : null,
+    partnerOf(view, seat) ? h('span', { class: 'badge partner' }, t('partner')) : null,
   ];
 }
 
-function pile(view, seat) {
+/** Whether `seat` plays on your side (4 and 6 players: teams of two or three). */
+function partnerOf(view, seat) {
+  const you = view.you ?? null;
+  if (you === null || seat === you) return false;
+  return view.seats[seat].team === view.seats[you].team;
+}
+
+/** A seat's pile: its cards face down with their count, each scopa a card turned across
+ * (its face when the page saw it made, else its back). */
+function pile(view, seat, ui) {
   const info = view.seats[seat];
+  const known = ui.scopaCards?.get(seat) ?? [];
+  const across = Array.from({ length: info.scopas }, (_, i) => {
+    const code = known[i];
+    return h('span', { class: 'scopa-card', dataset: code ? { card: code } : {} }, code ? cardSvg(code, ui.faces) : backSvg());
+  });
   return h(
     'div',
-    { class: 'pile', dataset: { seat } },
-    h('span', { class: 'pile-cards' }, info.captured_count ? backSvg() : null),
+    { class: 'pile', dataset: { seat, count: info.captured_count, scopas: info.scopas } },
+    h(
+      'span',
+      { class: 'pile-cards', 'aria-hidden': 'true' },
+      info.captured_count ? backSvg() : null,
+      info.captured_count ? h('span', { class: 'pile-count' }, info.captured_count) : null,
+      across,
+    ),
     h(
       'span',
       { class: 'pile-text' },
       t('captured', { n: info.captured_count }),
-      info.scopas ? h('span', { class: 'scopas' }, ` · ${t('scopas', { n: info.scopas })}`) : null,
+      info.scopas ? h('span', { class: 'scopas' }, ` · ${t('scopaCards', { n: info.scopas })}`) : null,
       info.declared_points
         ? h('span', { class: 'declared-points' }, ` · ${t('declaredPoints', { n: info.declared_points })}`)
         : null,
@@ -62,17 +86,16 @@ function exposedCards(view, seat, ui) {
     exposed.map((code) =>
       h(
         'li',
-        {
-          class: ui.hidden?.has(code) ? 'card leaving' : 'card',
-          role: 'img',
-          'aria-label': cardName(code),
-          dataset: { card: code },
-        },
-        mattaMark(view, code),
-        cardSvg(code, ui.faces),
+        { class: ui.hidden?.has(code) ? 'card leaving' : 'card', dataset: { card: code } },
+        pictured(view, code, ui),
       ),
     ),
   );
+}
+
+/** A card drawn, named for readers (an image with its name). */
+function pictured(view, code, ui) {
+  return h('span', { class: 'picture', role: 'img', 'aria-label': cardName(code) }, mattaMark(view, code), cardSvg(code, ui.faces));
 }
 
 /** The value the 7C keeps (option matta_keeps_value, C5.2), shown on it. */
@@ -85,7 +108,7 @@ function seatBox(view, seat, ui, tag = 'li') {
   const info = view.seats[seat];
   const count = info.hand_count;
   const hidden = Math.max(0, count - (info.exposed?.length ?? 0)); // the others are face up
-  const turn = view.status === 'playing' && view.turn === seat;
+  const turn = view.status === 'playing' && view.turn === seat && !(ui.sending && seat === view.you);
   return h(
     tag,
     { class: `seat${turn ? ' turn' : ''}`, dataset: { seat, team: info.team } },
@@ -100,7 +123,7 @@ function seatBox(view, seat, ui, tag = 'li') {
       ),
       exposedCards(view, seat, ui),
     ),
-    pile(view, seat),
+    pile(view, seat, ui),
   );
 }
 
@@ -117,7 +140,7 @@ function renderInfo(view) {
       'ul',
       { class: 'scoreline' },
       view.teams.map((team) =>
-        h('li', { dataset: { team: team.team } }, `${sideName(view, team.team)} `, h('strong', {}, team.score)),
+        h('li', { dataset: { team: team.team } }, h('strong', {}, team.score), ` ${sideName(view, team.team)}`),
       ),
     ),
   );
@@ -137,18 +160,21 @@ function renderSeats(view, ui) {
   Object.assign(me.dataset, box.dataset);
 }
 
-function renderTurn(view) {
+function renderTurn(view, ui) {
   const el = $('#turn');
-  el.classList.toggle('mine', view.turn === view.you && view.status === 'playing');
-  if (view.status !== 'playing' || view.turn === null) fill(el);
-  else if (view.turn === view.you) fill(el, t('yourTurn'));
+  const mine = view.turn === view.you && view.status === 'playing' && !ui.sending;
+  el.classList.toggle('mine', mine);
+  if (view.status !== 'playing' || view.turn === null || (view.turn === view.you && !mine)) fill(el);
+  else if (ui.armed && mine) fill(el, t('tapAgain', { card: cardName(ui.armed) }));
+  else if (mine) fill(el, t('yourTurn'));
   else fill(el, t('turnOf', { name: seatName(view, view.turn) }));
 }
 
 function renderTable(view, ui) {
   const takeable = new Set();
-  if (ui.selected && ui.legal?.has(ui.selected)) {
-    for (const capture of ui.legal.get(ui.selected)) capture.forEach((c) => takeable.add(c));
+  const chosen = ui.selected ?? ui.armed;
+  if (chosen && ui.legal?.has(chosen)) {
+    for (const capture of ui.legal.get(chosen)) capture.forEach((c) => takeable.add(c));
   }
   const showing = new Set(ui.showing ?? []);
   const cards = view.table.map((code) => {
@@ -157,15 +183,50 @@ function renderTable(view, ui) {
     if (showing.has(code)) classes.push('showing');
     if (ui.hidden?.has(code)) classes.push('arriving');
     if (ui.dealt?.has(code)) classes.push('dealt');
-    return h('li', { class: classes.join(' '), role: 'img', 'aria-label': cardName(code), dataset: { card: code } }, mattaMark(view, code), cardSvg(code, ui.faces));
+    return h('li', { class: classes.join(' '), dataset: { card: code } }, pictured(view, code, ui));
   });
-  fill($('#table'), cards.length ? cards : h('li', { class: 'empty' }, t('emptyTable')));
+  const table = $('#table');
+  table.dataset.count = cards.length;
+  fill(table, cards.length ? cards : h('li', { class: 'empty' }, t('emptyTable')));
+}
+
+/** The last move, until the next: who played which card, and what it took. */
+function renderLastMove(view, ui) {
+  const box = $('#last-move');
+  const last = view.last_move;
+  if (!last || view.status === 'waiting') {
+    box.hidden = true;
+    fill(box);
+    return;
+  }
+  const faces = (codes) => codes.map((code) => cardFace(code, ui.faces, { class: 'face mini', dataset: { card: code } }));
+  box.hidden = false;
+  box.dataset.seat = last.seat;
+  box.dataset.card = last.card;
+  box.dataset.capture = last.capture.join(' ');
+  box.classList.toggle('scopa', Boolean(last.scopa));
+  const sentence = last.capture.length
+    ? t('playedTook', { name: seatName(view, last.seat), card: cardName(last.card), cards: cardList(last.capture) })
+    : t('played', { name: seatName(view, last.seat), card: cardName(last.card) });
+  fill(
+    box,
+    h('span', { class: 'visually-hidden' }, `${t('lastMove')}: ${sentence}${last.scopa ? ` ${t('scopa')}` : ''}`),
+    h(
+      'span',
+      { class: 'last-pictures', 'aria-hidden': 'true' },
+      h('span', { class: 'last-who' }, t('lastPlayed', { name: seatName(view, last.seat) })),
+      faces([last.card]),
+      last.capture.length ? h('span', { class: 'last-who' }, t('lastTook')) : null,
+      faces(last.capture),
+      last.scopa ? h('span', { class: 'badge scopa-badge' }, t('scopa')) : null,
+    ),
+  );
 }
 
 function renderHand(view, ui) {
   const hand = $('#hand');
   const focused = hand.contains(document.activeElement) ? document.activeElement.dataset.card : null;
-  const mine = view.status === 'playing' && view.turn === view.you && ui.legal !== null;
+  const mine = view.status === 'playing' && view.turn === view.you && ui.legal !== null && !ui.sending;
   const codes = view.hand ?? [];
   const current = codes.includes(focused) ? focused : (codes.includes(ui.focus) ? ui.focus : codes[0]);
   const declared = new Set(view.seats[view.you ?? -1]?.exposed ?? []); // Cirulla: face up
@@ -176,14 +237,16 @@ function renderHand(view, ui) {
     if (declared.has(code)) classes.push('declared');
     if (ui.hidden?.has(code)) classes.push('leaving');
     if (ui.dealt?.has(code)) classes.push('dealt');
+    if (playable && ui.armed === code) classes.push('armed');
+    if (playable && ui.hinted === code) classes.push('hinted');
     return h(
       'button',
       {
         type: 'button',
         class: classes.join(' '),
-        'aria-label': cardName(code),
+        'aria-label': declared.has(code) ? `${cardName(code)} (${t('declaredMark')})` : cardName(code),
         'aria-disabled': playable ? 'false' : 'true',
-        'aria-pressed': ui.selected === code ? 'true' : 'false',
+        'aria-pressed': ui.selected === code || (playable && ui.armed === code) ? 'true' : 'false',
         tabindex: code === current ? '0' : '-1',
         title: declared.has(code) ? t('declaredMark') : null,
         dataset: declared.has(code) ? { card: code, mark: t('declaredMark') } : { card: code },
@@ -226,8 +289,9 @@ function renderChoices(view, ui) {
 export function renderGame(view, ui) {
   renderInfo(view);
   renderSeats(view, ui);
-  renderTurn(view);
+  renderTurn(view, ui);
   renderTable(view, ui);
+  renderLastMove(view, ui);
   renderHand(view, ui);
   renderChoices(view, ui);
   renderDeclare(view, ui);
