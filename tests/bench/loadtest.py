@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import itertools
 import json
 import math
@@ -516,6 +517,25 @@ HIGH_LIMITS = {
 STREAM_SETTINGS = {"STREAM_KEEPALIVE_SECONDS": "2", "STREAM_MAX_SECONDS": "600"}
 
 
+def engine_env(engine: str, *, quiet: bool = False) -> dict[str, str] | None:
+    """The environment that serves ``engine`` as `make run` does: the mypyc build of
+    tests/bench/compiled.py first on the path (built if need be), or the .py sources;
+    None if the compiled engine was asked for and cannot be had."""
+    from tests.bench import compiled
+
+    if engine == "python":
+        return {"SCOPA_ENGINE": "python"}
+    with contextlib.redirect_stdout(io.StringIO()) if quiet else contextlib.nullcontext():
+        ready = compiled.prepare("package")
+    if ready:
+        path = os.pathsep.join(p for p in (str(compiled.BUILD), os.environ.get("PYTHONPATH")) if p)
+        return {"PYTHONPATH": path, "SCOPA_ENGINE": "compiled"}
+    if engine == "compiled":
+        print("the compiled engine was asked for and cannot be built (above)")
+        return None
+    return {"SCOPA_ENGINE": "python"}
+
+
 def ratios(by_kind: dict[str, dict[str, Any]]) -> list[str]:
     """The ratios issue 30 sets targets for, each with its target."""
     floor, moves = by_kind["floor"], by_kind["moves"]
@@ -538,7 +558,10 @@ def ratios(by_kind: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def profile_layers(
-    redis_url: str, args: argparse.Namespace, measured: dict[str, float]
+    redis_url: str,
+    args: argparse.Namespace,
+    measured: dict[str, float],
+    engine: dict[str, str] | None = None,
 ) -> list[str]:
     """The breakdown: the same load (floor, moves, creations; a turn each) on a service
     whose workers profile each request (tests/bench/profiled.py), each request's CPU by
@@ -549,6 +572,7 @@ def profile_layers(
     from tests.bench.breakdown import breakdown, overhead_of, report
 
     keep = os.environ.get("SCOPA_PROFILE_KEEP")  # a directory to keep the profiles in
+    engine = engine or {}
     with contextlib.ExitStack() as stack:
         tmp = keep or stack.enter_context(tempfile.TemporaryDirectory(prefix="scopa-profile-"))
         flag = Path(tmp) / "kind"
@@ -557,6 +581,7 @@ def profile_layers(
             "GUNICORN_THREADS": str(args.threads),
             **HIGH_LIMITS,
             **STREAM_SETTINGS,
+            **engine,
             "GUNICORN_CMD_ARGS": "--worker-class tests.bench.profiled.ProfiledWorker",
             "SCOPA_PROFILE_FLAG": str(flag),
             "SCOPA_PROFILE_DIR": tmp,
@@ -600,6 +625,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
     parser.add_argument(
+        "--engine",
+        choices=("auto", "compiled", "python"),
+        default="auto",
+        help="the engine served: auto (as `make run`: the mypyc build where it can be "
+        "made, else the .py sources), compiled (or fail), python",
+    )
+    parser.add_argument(
         "--no-streams",
         dest="streams",
         action="store_false",
@@ -615,6 +647,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= args.players <= 256 or not 1 <= args.seconds <= 300 or not 1 <= args.rounds <= 20:
         parser.error("--players 1-256, --seconds 1-300 and --rounds 1-20")
 
+    engine = engine_env(args.engine)
+    if engine is None:
+        return 1
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(RedisServer())
         env = {
@@ -622,12 +657,14 @@ def main(argv: list[str] | None = None) -> int:
             "GUNICORN_THREADS": str(args.threads),
             **HIGH_LIMITS,
             **STREAM_SETTINGS,
+            **engine,
         }
         with LiveService(server.url, app="tests.bench.floor:create_app()", **env) as service:
             print(
                 f"load: {args.players} players in {args.processes} client processes, "
                 f"{args.seconds:g} s of each kind in {args.rounds} turns; gunicorn "
-                f"{args.workers} workers x {args.threads} threads; rate limits on (high); "
+                f"{args.workers} workers x {args.threads} threads; engine "
+                f"{engine['SCOPA_ENGINE']}; rate limits on (high); "
                 f"Redis {server.url}; loopback only; clients ask for no compression",
                 flush=True,
             )
