@@ -1,21 +1,32 @@
 """make loadtest: the running service (gunicorn, real Redis) under N concurrent players.
 
-It starts a private Redis and gunicorn as deployed (deploy/gunicorn.conf.py), on
-127.0.0.1 only, serving the service's app with the floor endpoint added
-(``tests.bench.floor:create_app()``) and rate limits off. Then N simulated players send
+It starts a private Redis and gunicorn as deployed (deploy/gunicorn.conf.py: metrics,
+the JSON access log, the breaker), on 127.0.0.1 only, serving the engine `make run`
+serves (the mypyc build where it can be made: ``--engine``) and the service's app with
+the floor endpoint added (``tests.bench.floor:create_app()``), with every rate limit on
+but set too high to refuse the load (:data:`HIGH_LIMITS`). Then N simulated players send
 requests over keep-alive connections, each as soon as the last was answered, for a fixed
-time of each kind (the two kinds take turns, a few times each):
+time of each kind (the kinds take turns, a few times each, so that each sees the machine
+as it is):
 
 - floor: each player posts to the floor endpoint (one Redis GET and one SET, no game);
 - moves: each player plays whole 2-player matches, one ``POST /v1/games/{id}/moves`` a
   request. It prepared its matches with the engine before the clock started (a ``deck``
   and a ``seed`` make them known), so every request is a legal move, and the players
-  spend the clock sending, not computing.
+  spend the clock sending, not computing;
+- streams: the same, each match followed by an event stream per seat (:class:`Streams`),
+  opened as its player starts it and closed after its last move;
+- create: each player creates matches (``POST /v1/games`` with ``{}``).
+
+The clients send no ``Accept-Encoding``: nothing is compressed, on either side of a
+comparison, whatever compression the service is configured with.
 
 It prints requests per second, latency median, p95 and p99, errors, and CPU time per
-request of the service's workers, Redis and the clients, for both; the ratio of the two
-throughputs; and Redis memory per running and per finished match. Every loop is bounded
-in count and in time; nothing leaves the machine.
+request of the service's workers, Redis and the clients, for each kind; the ratios issue
+30 sets targets for (:func:`ratios`); Redis memory per running and per finished match;
+and the breakdown of a request's CPU by layer, from a second, profiled service
+(:func:`profile_layers`, tests/bench/breakdown.py). Every loop is bounded in count and in
+time; nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -673,7 +684,8 @@ def main(argv: list[str] | None = None) -> int:
             run_phase("floor", service, store, args.players, args.processes, min(2.0, slice_))
             # The kinds take turns, so that each sees the machine as it is (a shared
             # machine's speed drifts over a minute; the ratios should not).
-            kinds = ("floor", "moves") + (("streams",) if args.streams else ())
+            # (The moves phases create their matches before their clock starts.)
+            kinds = ("floor", "moves") + (("streams",) if args.streams else ()) + ("create",)
             phases: dict[str, list[Phase]] = {kind: [] for kind in kinds}
             for _ in range(args.rounds):
                 for kind, done in phases.items():
@@ -681,13 +693,6 @@ def main(argv: list[str] | None = None) -> int:
                         run_phase(kind, service, store, args.players, args.processes, slice_)
                     )
             results = [summary(kind, done) for kind, done in phases.items()]
-            # Creating matches, apart (the moves phase creates its matches before its clock).
-            results.append(
-                summary(
-                    "create",
-                    [run_phase("create", service, store, args.players, args.processes, slice_)],
-                )
-            )
             memory = match_memory(service.url, server.url)
             problems = service.server_errors()
         by_kind = {r["kind"]: r for r in results}
