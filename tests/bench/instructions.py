@@ -3,7 +3,7 @@ valgrind's callgrind: a count that stays the same whatever else the machine runs
 throughput and CPU time swing with it. For comparing two versions of the code on a
 shared machine (docs/performance.md).
 
-    python -m tests.bench.instructions [--requests N]
+    python -m tests.bench.instructions [--requests N] [--kinds floor moves create]
 
 For each kind (the load test's floor, a move, a match creation) it runs a process that
 serves requests through the app in-process (Flask's test client, the load test's app:
@@ -11,7 +11,8 @@ rate limits on and high, metrics off the file system) on a private Redis: once w
 warm-up of W requests, once with W + N; the difference over N is a request's
 instructions (the app, Flask's test client, the Redis client; not Redis, not the
 kernel). Each process first creates the matches both runs need, so that the two differ
-by the N requests alone. Needs valgrind (slow: a few minutes).
+by the N requests alone. Needs valgrind, and time: each process runs some 50 times
+slower under it (a few minutes a run on 2 cores).
 """
 
 from __future__ import annotations
@@ -103,6 +104,9 @@ def instructions(kind: str, count: int, total: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200, help="N: the requests counted")
+    parser.add_argument(
+        "--kinds", nargs="+", choices=KINDS, default=list(KINDS), help="the kinds counted"
+    )
     parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
@@ -113,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print("valgrind is not installed: nothing measured")
         return 1
     total = WARM_UP + args.requests
-    for kind in KINDS:
+    for kind in args.kinds:
         base = instructions(kind, WARM_UP, total)
         more = instructions(kind, total, total)
         print(f"{kind:8} {(more - base) / args.requests / 1e6:8.3f} million instructions a request")
