@@ -526,6 +526,9 @@ HIGH_LIMITS = {
 #: keep-alive, so keep-alives come every 2 s (not 15) to free its thread soon; no stream
 #: ends on the clock while its match is played.
 STREAM_SETTINGS = {"STREAM_KEEPALIVE_SECONDS": "2", "STREAM_MAX_SECONDS": "600"}
+#: The all-computer match that :func:`match_memory` creates plays to its end within its
+#: creation (the load has no background worker), on a busy machine too.
+BOT_SETTINGS = {"BOT_TIME_LIMIT_SECONDS": "10"}
 
 
 def engine_env(engine: str, *, quiet: bool = False) -> dict[str, str] | None:
@@ -677,6 +680,7 @@ def main(argv: list[str] | None = None) -> int:
             "GUNICORN_THREADS": str(args.threads),
             **HIGH_LIMITS,
             **STREAM_SETTINGS,
+            **BOT_SETTINGS,
             **engine,
         }
         with LiveService(server.url, app="tests.bench.floor:create_app()", **env) as service:
