@@ -18,9 +18,16 @@ def client_key(address: str | None = None) -> str:
     ``TRUSTED_PROXIES``), as ``<network>/<prefix>``; an IPv4 address mapped into IPv6
     (``::ffff:192.0.2.1``) counts as the IPv4 address it is. Something that is not an IP
     address (a Unix socket's peer) is its own key."""
-    raw = request.remote_addr if address is None else address
+    raw = str(request.remote_addr if address is None else address)
+    if len(raw) > MAX_ADDRESS_LENGTH:  # no IP address: its own key, and not cached
+        return raw
     config = current_app.config
-    return network_of(str(raw), config["ADDRESS_PREFIX_V4"], config["ADDRESS_PREFIX_V6"])
+    return network_of(raw, config["ADDRESS_PREFIX_V4"], config["ADDRESS_PREFIX_V6"])
+
+
+#: Longer than any IP address's text (45 characters, and a zone's name): what
+#: :func:`network_of` keeps stays small whatever a misconfigured proxy passes on.
+MAX_ADDRESS_LENGTH = 64
 
 
 @functools.lru_cache(maxsize=4096)
