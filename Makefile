@@ -219,7 +219,14 @@ compile: $(STAMP) ## Needs a C compiler: build the engine's hot modules with myp
 
 PLAYERS ?= 32
 SECONDS ?= 20
-loadtest: $(STAMP) ## Load the running service (gunicorn, real Redis, loopback): PLAYERS=32 SECONDS=20 a phase
+# The engine it serves is `make run`'s: mypyc (installed here where a C compiler exists)
+# builds it, or the .py sources; it prints which, the ratios issue 30 sets targets for and
+# the breakdown of a request's CPU by layer (docs/performance.md).
+loadtest: $(STAMP) ## Load the running service (gunicorn, real Redis, loopback): PLAYERS=32 SECONDS=20 a phase; ratios and CPU by layer
+ifneq ($(HAVE_CC),)
+	@$(MAKE) --no-print-directory $(COMPILE_STAMP) \
+		|| echo "could not install mypyc (pip install -e '.[compile]' failed)"
+endif
 	$(VENV_PY) -m tests.bench.loadtest --players $(PLAYERS) --seconds $(SECONDS)
 
 clock-flood: $(STAMP) ## A 5-second turn clock against 12 bot-only scopone matches to 100 (real workers, private Redis)

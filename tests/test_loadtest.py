@@ -13,14 +13,33 @@ from tests.bench import hostile, loadtest
 
 def test_a_tiny_load_runs_clean(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--players", "4", "--processes", "2", "--seconds", "1", "--rounds", "1"]
-    assert loadtest.main(argv) == 0  # no error answered, none in the service's log
+    # The .py engine: a test does not build the mypyc one (`make loadtest` does).
+    assert loadtest.main([*argv, "--engine", "python"]) == 0  # no error, none logged
     out = capsys.readouterr().out
     rows = {row[0]: row for row in map(str.split, out.splitlines()) if len(row) == 10}
-    for kind in ("floor", "moves", "create"):
+    for kind in ("floor", "moves", "streams", "create"):
         requests = int(rows[kind][6])
         assert requests > 0 and rows[kind][5] == "0", out  # answered, no errors
-    assert "moves / floor throughput:" in out
+    for ratio in (
+        "moves / floor throughput:",
+        "moves p99 / floor p99:",
+        "creations / floor throughput:",
+        "moves with a stream per seat open, throughput lost:",
+    ):
+        assert ratio in out
     assert "Redis memory per match: running" in out
+    # The breakdown: every kind profiled, its layers' shares adding up to the whole.
+    table = out[out.index("CPU of a request by layer") :].splitlines()
+    profiled = next(line for line in table if line.startswith("requests profiled")).split()
+    assert all(int(n) > 0 for n in profiled[2:]) and len(profiled) == 5, out
+    shares = [
+        [float(cell.rstrip("%")) for cell in line[42:].split() if cell.endswith("%")]
+        for line in table
+        if "%" in line
+    ]
+    for column in zip(*shares, strict=True):
+        assert sum(column) == pytest.approx(100, abs=1), out
+    assert any(line.startswith("the game (engine") for line in table), out
 
 
 def test_a_short_hostile_run_runs_clean_with_the_default_limits(

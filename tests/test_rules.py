@@ -232,6 +232,18 @@ class TestDeal:
             assert deal["table"] == [] and deal["cards_each"] == 3
             assert all(len(hand) == 3 for hand in deal["hands"].values())
 
+    def test_an_unseeded_deal_deals_the_whole_deck_in_a_new_order(self) -> None:
+        """R3 with no seed (what a match created without one deals, from the system's
+        CSPRNG): every card of the deck once, between hands, table and stock, and not in
+        the same order twice."""
+        orders = []
+        for _ in range(3):
+            match, _ = Match.new(players=2)
+            dealt = [*match.hands[0], *match.hands[1], *match.table, *match.stock]
+            assert sorted(map(str, dealt)) == sorted(map(str, DECK))
+            orders.append(dealt)
+        assert orders[0] != orders[1] != orders[2] != orders[0]
+
     @pytest.mark.parametrize("players", [2, 3, 4, 6])
     def test_the_seat_after_the_dealer_plays_first(self, players: int) -> None:
         for dealer in range(players):

@@ -7,6 +7,7 @@ open at once (service/api/resources/games/stream.py)."""
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 
 from flask import current_app, request
@@ -17,15 +18,30 @@ def client_key(address: str | None = None) -> str:
     ``TRUSTED_PROXIES``), as ``<network>/<prefix>``; an IPv4 address mapped into IPv6
     (``::ffff:192.0.2.1``) counts as the IPv4 address it is. Something that is not an IP
     address (a Unix socket's peer) is its own key."""
-    raw = request.remote_addr if address is None else address
+    raw = str(request.remote_addr if address is None else address)
+    if len(raw) > MAX_ADDRESS_LENGTH:  # no IP address: its own key, and not cached
+        return raw
+    config = current_app.config
+    return network_of(raw, config["ADDRESS_PREFIX_V4"], config["ADDRESS_PREFIX_V6"])
+
+
+#: Longer than any IP address's text (45 characters, and a zone's name): what
+#: :func:`network_of` keeps stays small whatever a misconfigured proxy passes on.
+MAX_ADDRESS_LENGTH = 64
+
+
+@functools.lru_cache(maxsize=4096)
+def network_of(address: str, prefix_v4: int, prefix_v6: int) -> str:
+    """:func:`client_key`'s answer for ``address`` under these prefixes, worked out once
+    for each of the addresses seen last (parsing an address costs more than the rest of a
+    request's rate limiting)."""
     try:
-        ip = ipaddress.ip_address(str(raw))
+        ip = ipaddress.ip_address(address)
     except ValueError:
-        return str(raw)
+        return address
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    setting = "ADDRESS_PREFIX_V4" if ip.version == 4 else "ADDRESS_PREFIX_V6"
-    prefix = int(current_app.config[setting])
+    prefix = int(prefix_v4 if ip.version == 4 else prefix_v6)
     return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
 
 

@@ -11,6 +11,7 @@ added."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -271,7 +272,15 @@ class RulesSchema(StrictSchema):
 
 def RulesField() -> fields.Nested:  # noqa: N802
     """The ``rules`` of a request: every option at its default when left out."""
-    return fields.Nested(RulesSchema, load_default=lambda: RulesSchema().load({}))
+    return fields.Nested(RulesSchema, load_default=lambda: dict(_default_rules()))
+
+
+@functools.cache
+def _default_rules() -> dict[str, Any]:
+    """Every option at its default, loaded once (a schema made for each request that
+    leaves ``rules`` out cost a creation more than its game did); callers get a copy."""
+    loaded: dict[str, Any] = RulesSchema().load({})
+    return loaded
 
 
 def check_rules_fit(data: dict[str, Any]) -> None:

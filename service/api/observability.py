@@ -192,15 +192,27 @@ def install(app: Flask) -> None:
         g.request_id = sent if _SANE_ID.fullmatch(sent) else secrets.token_hex(8)
         g.started = time.perf_counter()
 
+    # Each label set's child, looked up once a process (labels() checks and hashes its
+    # values at every call); the label values come from fixed sets, so these stay small.
+    counted: dict[tuple[str, str, int], Any] = {}
+    timed: dict[tuple[str, str], Any] = {}
+
     @app.after_request
     def _finish(response: Response) -> Response:
         response.headers[REQUEST_ID] = g.get("request_id") or secrets.token_hex(8)
         route = request.url_rule.rule if request.url_rule is not None else "unmatched"
         method = request.method if request.method in METHODS else "other"
-        REQUESTS.labels(method, route, str(response.status_code)).inc()
+        status = response.status_code
+        counter = counted.get((method, route, status))
+        if counter is None:
+            counter = counted[method, route, status] = REQUESTS.labels(method, route, str(status))
+        counter.inc()
         started = g.get("started")
         if started is not None:
-            LATENCY.labels(method, route).observe(time.perf_counter() - started)
+            latency = timed.get((method, route))
+            if latency is None:
+                latency = timed[method, route] = LATENCY.labels(method, route)
+            latency.observe(time.perf_counter() - started)
         return response
 
     if app.config.get("METRICS_PORT"):  # served on that port instead (deploy/gunicorn.conf.py)

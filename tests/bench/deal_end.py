@@ -85,8 +85,14 @@ def play(task: tuple[int, int, float]) -> list[Row]:
             leader = teams[(hand.dealer + 1) % players]
             left = deals_left(hand)
             ends.append(
-                (left, leader, piles[leader], piles[1 - leader], hand.table,
-                 scopas[leader] - scopas[1 - leader])
+                (
+                    left,
+                    leader,
+                    piles[leader],
+                    piles[1 - leader],
+                    hand.table,
+                    scopas[leader] - scopas[1 - leader],
+                )
             )
         seat = match.turn
         assert seat is not None
@@ -98,9 +104,7 @@ def play(task: tuple[int, int, float]) -> list[Row]:
         mine, theirs = sides[leader], sides[1 - leader]
         points = [mine["points"][c] - theirs["points"][c] for c in ("settebello", "primiera")]
         later = mine["scopas"] - theirs["scopas"] - scopas
-        rows.append(
-            (left, own, other, table, scopas, mine["cards"], mine["coins"], *points, later)
-        )
+        rows.append((left, own, other, table, scopas, mine["cards"], mine["coins"], *points, later))
     return rows
 
 
@@ -241,8 +245,11 @@ def fit(rows: list[Row], players: int) -> tuple[dict[str, tuple], list[str]]:
     errors = []
     for group in by_left:
         xs = [
-            [1.0, sweep_chance(variant, row[3], FULL ^ (row[1] | row[2] | row[3])),
-             float(row[3].bit_count())]
+            [
+                1.0,
+                sweep_chance(variant, row[3], FULL ^ (row[1] | row[2] | row[3])),
+                float(row[3].bit_count()),
+            ]
             for row in group
         ]
         ys = [float(row[9]) for row in group]
@@ -263,8 +270,16 @@ def fit(rows: list[Row], players: int) -> tuple[dict[str, tuple], list[str]]:
     predicted, margins = [], []
     for left, own, other, table, scopas_so_far, cards, coins, sb, pr, later in rows:
         predicted.append(leader_value(model, variant, own, other, table, scopas_so_far, left))
-        margins.append((cards > 20) - (cards < 20) + (coins > 5) - (coins < 5) + sb + pr
-                       + scopas_so_far + later)
+        margins.append(
+            (cards > 20)
+            - (cards < 20)
+            + (coins > 5)
+            - (coins < 5)
+            + sb
+            + pr
+            + scopas_so_far
+            + later
+        )
     residual = statistics.fmean((p - m) ** 2 for p, m in zip(predicted, margins, strict=True))
     variance = statistics.pvariance(margins)
     slope = statistics.linear_regression(predicted, margins).slope

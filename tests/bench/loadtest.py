@@ -1,33 +1,46 @@
 """make loadtest: the running service (gunicorn, real Redis) under N concurrent players.
 
-It starts a private Redis and gunicorn as deployed (deploy/gunicorn.conf.py), on
-127.0.0.1 only, serving the service's app with the floor endpoint added
-(``tests.bench.floor:create_app()``) and rate limits off. Then N simulated players send
+It starts a private Redis and gunicorn as deployed (deploy/gunicorn.conf.py: metrics,
+the JSON access log, the breaker), on 127.0.0.1 only, serving the engine `make run`
+serves (the mypyc build where it can be made: ``--engine``) and the service's app with
+the floor endpoint added (``tests.bench.floor:create_app()``), with every rate limit on
+but set too high to refuse the load (:data:`HIGH_LIMITS`). Then N simulated players send
 requests over keep-alive connections, each as soon as the last was answered, for a fixed
-time of each kind (the two kinds take turns, a few times each):
+time of each kind (the kinds take turns, a few times each, so that each sees the machine
+as it is):
 
 - floor: each player posts to the floor endpoint (one Redis GET and one SET, no game);
 - moves: each player plays whole 2-player matches, one ``POST /v1/games/{id}/moves`` a
   request. It prepared its matches with the engine before the clock started (a ``deck``
   and a ``seed`` make them known), so every request is a legal move, and the players
-  spend the clock sending, not computing.
+  spend the clock sending, not computing;
+- streams: the same, each match followed by an event stream per seat (:class:`Streams`),
+  opened as its player starts it and closed after its last move;
+- create: each player creates matches (``POST /v1/games`` with ``{}``).
+
+The clients send no ``Accept-Encoding``: nothing is compressed, on either side of a
+comparison, whatever compression the service is configured with.
 
 It prints requests per second, latency median, p95 and p99, errors, and CPU time per
-request of the service's workers, Redis and the clients, for both; the ratio of the two
-throughputs; and Redis memory per running and per finished match. Every loop is bounded
-in count and in time; nothing leaves the machine.
+request of the service's workers, Redis and the clients, for each kind; the ratios issue
+30 sets targets for (:func:`ratios`); Redis memory per running and per finished match;
+and the breakdown of a request's CPU by layer, from a second, profiled service
+(:func:`profile_layers`, tests/bench/breakdown.py). Every loop is bounded in count and in
+time; nothing leaves the machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import itertools
 import json
 import math
 import multiprocessing
 import os
 import random
+import selectors
 import socket
 import statistics
 import sys
@@ -175,6 +188,59 @@ def create(conn: Connection, script: Script) -> Game:
     return Game(f"/v1/games/{created['id']}/moves", auth, script.moves)
 
 
+class Streams:
+    """The event streams a client process holds open: each opened with one request on a
+    connection of its own, then read (and dropped) by one thread as the service writes,
+    as a browser's EventSource would, until its player closes it."""
+
+    def __init__(self) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.lock = threading.Lock()
+        self.opened = 0
+        self.refused = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def open(self, port: int, path: str, auth: str) -> socket.socket:
+        sock = socket.create_connection(("127.0.0.1", port), CONNECT_TIMEOUT)
+        sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+            f"{auth}\r\n".encode()
+        )
+        sock.setblocking(False)
+        with self.lock:
+            self.selector.register(sock, selectors.EVENT_READ, [b""])
+            self.opened += 1
+        return sock
+
+    def close(self, sock: socket.socket) -> None:
+        with self.lock:
+            with contextlib.suppress(KeyError, ValueError):
+                self.selector.unregister(sock)
+        sock.close()
+
+    def _drain(self) -> None:
+        # epoll's select reads the registrations as they are: no lock needed around it.
+        while not self.stop.is_set():
+            for key, _ in self.selector.select(timeout=0.02):
+                sock, head = key.fileobj, key.data
+                try:
+                    chunk = sock.recv(65536)  # type: ignore[union-attr]
+                except OSError:
+                    chunk = b""
+                if not chunk:  # closed: by the service, or by its player meanwhile
+                    with self.lock, contextlib.suppress(KeyError, ValueError):
+                        self.selector.unregister(sock)
+                    continue
+                if head[0] is not None:  # the answer's status line, once
+                    head[0] += chunk
+                    if b"\r\n" in head[0]:
+                        if not head[0].startswith(b"HTTP/1.1 200"):
+                            self.refused += 1
+                        head[0] = None
+
+
 def _timed(
     conn: Connection,
     start: Any,
@@ -218,9 +284,18 @@ def _create_player(port: int, index: int, start: Any, seconds: float, tally: Tal
     _timed(Connection(port), start, seconds, tally, requests)
 
 
-def _move_player(port: int, index: int, start: Any, seconds: float, tally: Tally) -> None:
+def _move_player(
+    port: int,
+    index: int,
+    start: Any,
+    seconds: float,
+    tally: Tally,
+    streams: Streams | None = None,
+) -> None:
     """Plays matches created before the clock starts: enough for a fast service, and
-    more on the clock if it runs out (not timed, but their CPU counts)."""
+    more on the clock if it runs out (not timed, but their CPU counts). With ``streams``,
+    each match is followed by one event stream per seat, opened as the player starts it
+    and closed when it has played its last move."""
     rng = random.Random(index)
     scripts = [prepare(rng) for _ in range(MATCHES_PER_PLAYER)]
     conn = Connection(port)
@@ -232,8 +307,14 @@ def _move_player(port: int, index: int, start: Any, seconds: float, tally: Tally
             if number == len(games):
                 games.append(create(conn, scripts[number % len(scripts)]))
             game = games[number]
+            following = []
+            if streams is not None:
+                stream_path = game.path.removesuffix("/moves") + "/stream"
+                following = [streams.open(port, stream_path, auth) for auth in game.auth]
             for seat, body in game.moves:
                 yield "POST", game.path, body, game.auth[seat], 200
+            for sock in following:
+                streams.close(sock)  # type: ignore[union-attr]
 
     _timed(conn, start, seconds, tally, moves())
 
@@ -244,16 +325,31 @@ def _client_process(
     """One process of the load: ``count`` players as threads (the GIL caps what one
     process can send, so the players are spread over a few processes). Each player
     prepares, then waits for ``start``, when every process's players are ready."""
-    target = {"floor": _floor_player, "moves": _move_player, "create": _create_player}[kind]
+    streams = Streams() if kind == "streams" else None
     tallies = [Tally() for _ in range(count)]
-    threads = [
-        threading.Thread(target=target, args=(port, first + i, start, seconds, tallies[i]))
-        for i in range(count)
-    ]
+    if kind == "streams":
+        threads = [
+            threading.Thread(
+                target=_move_player, args=(port, first + i, start, seconds, tallies[i], streams)
+            )
+            for i in range(count)
+        ]
+    else:
+        target = {"floor": _floor_player, "moves": _move_player, "create": _create_player}[kind]
+        threads = [
+            threading.Thread(target=target, args=(port, first + i, start, seconds, tallies[i]))
+            for i in range(count)
+        ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if streams is not None:
+        streams.stop.set()
+        if streams.refused:
+            for t in tallies[:1]:
+                t.errors += streams.refused
+                t.error_kinds["stream refused"] = streams.refused
     out.put(
         (
             [x for t in tallies for x in t.latencies],
@@ -303,6 +399,7 @@ def run_phase(
     players: int,
     processes: int,
     seconds: float,
+    on_start: Any = None,
 ) -> Phase:
     """One phase: ``players`` over ``processes`` client processes for ``seconds``; its
     latencies, and the CPU time the clients, the service's workers and Redis spent."""
@@ -323,6 +420,8 @@ def run_phase(
         first += count
     workers = service.worker_pids()
     start.wait(timeout=300)  # every player is ready (its matches created): the clock starts
+    if on_start is not None:
+        on_start()
     server_cpu, redis_cpu = cpu_seconds(workers), redis_cpu_seconds(store)
     phase = Phase(seconds, cpu={"client": 0.0})
     for number in range(len(procs)):
@@ -417,6 +516,127 @@ def _match_memory(session: Any, client: redis.Redis, service_url: str) -> dict[s
     return {"running": statistics.mean(running), "finished": statistics.mean(finished)}
 
 
+#: The limits as deployed, but high enough never to refuse the load's clients (all on
+#: one address): each is counted on every request, as in production.
+HIGH_LIMITS = {
+    **dict.fromkeys(LIMIT_SETTINGS, str(10**9)),
+    "COST_BUDGET_SECONDS_PER_ADDRESS": str(10**6),
+}
+#: Streams' settings for the load: a stream left by its client is noticed at the next
+#: keep-alive, so keep-alives come every 2 s (not 15) to free its thread soon; no stream
+#: ends on the clock while its match is played.
+STREAM_SETTINGS = {"STREAM_KEEPALIVE_SECONDS": "2", "STREAM_MAX_SECONDS": "600"}
+#: The all-computer match that :func:`match_memory` creates plays to its end within its
+#: creation (the load has no background worker), on a busy machine too.
+BOT_SETTINGS = {"BOT_TIME_LIMIT_SECONDS": "10"}
+
+
+def engine_env(engine: str, *, quiet: bool = False) -> dict[str, str] | None:
+    """The environment that serves ``engine`` as `make run` does: the mypyc build of
+    tests/bench/compiled.py first on the path (built if need be), or the .py sources;
+    None if the compiled engine was asked for and cannot be had."""
+    from tests.bench import compiled
+
+    if engine == "python":
+        return {"SCOPA_ENGINE": "python"}
+    with contextlib.redirect_stdout(io.StringIO()) if quiet else contextlib.nullcontext():
+        ready = compiled.prepare("package")
+    if ready:
+        path = os.pathsep.join(p for p in (str(compiled.BUILD), os.environ.get("PYTHONPATH")) if p)
+        return {"PYTHONPATH": path, "SCOPA_ENGINE": "compiled"}
+    if engine == "compiled":
+        print("the compiled engine was asked for and cannot be built (above)")
+        return None
+    return {"SCOPA_ENGINE": "python"}
+
+
+def ratios(by_kind: dict[str, dict[str, Any]]) -> list[str]:
+    """The ratios issue 30 sets targets for, each with its target; and after each
+    throughput ratio the same ratio of the service's CPU a request (the floor's over the
+    kind's), which other work on a shared machine disturbs less."""
+    floor, moves = by_kind["floor"], by_kind["moves"]
+
+    def cpu(kind: dict[str, Any], base: dict[str, Any] = floor) -> str:
+        return f"; by service CPU a request {base['cpu']['server'] / kind['cpu']['server']:.2f}"
+
+    lines = [
+        f"moves / floor throughput: {moves['per_second'] / floor['per_second']:.2f}"
+        f" (target >= 0.85{cpu(moves)})",
+        f"moves p99 / floor p99: {moves['p99'] / floor['p99']:.2f} (target <= 1.3)",
+    ]
+    if "create" in by_kind:
+        create = by_kind["create"]
+        lines.append(
+            f"creations / floor throughput: {create['per_second'] / floor['per_second']:.2f}"
+            f" (target >= 0.8{cpu(create)})"
+        )
+    if "streams" in by_kind:
+        streams = by_kind["streams"]
+        cost = 1 - streams["per_second"] / moves["per_second"]
+        lines.append(
+            f"moves with a stream per seat open, throughput lost: {cost:.0%} (target <= 10%; "
+            f"by service CPU a move {1 - moves['cpu']['server'] / streams['cpu']['server']:.0%})"
+        )
+    return lines
+
+
+def profile_layers(
+    redis_url: str,
+    args: argparse.Namespace,
+    measured: dict[str, float],
+    engine: dict[str, str] | None = None,
+) -> list[str]:
+    """The breakdown: the same load (floor, moves, creations; a turn each) on a service
+    whose workers profile each request (tests/bench/profiled.py), each request's CPU by
+    layer as shares of the profile, and those shares of ``measured`` (service CPU ms per
+    request, unprofiled, by kind)."""
+    import tempfile
+
+    from tests.bench.breakdown import breakdown, overhead_of, report
+
+    keep = os.environ.get("SCOPA_PROFILE_KEEP")  # a directory to keep the profiles in
+    engine = engine or {}
+    with contextlib.ExitStack() as stack:
+        tmp = keep or stack.enter_context(tempfile.TemporaryDirectory(prefix="scopa-profile-"))
+        flag = Path(tmp) / "kind"
+        env = {
+            "WEB_CONCURRENCY": str(args.workers),
+            "GUNICORN_THREADS": str(args.threads),
+            **HIGH_LIMITS,
+            **STREAM_SETTINGS,
+            **engine,
+            "GUNICORN_CMD_ARGS": "--worker-class tests.bench.profiled.ProfiledWorker",
+            "SCOPA_PROFILE_FLAG": str(flag),
+            "SCOPA_PROFILE_DIR": tmp,
+        }
+        seconds = min(5.0, args.seconds / args.rounds)
+        with LiveService(redis_url, app="tests.bench.floor:create_app()", **env) as service:
+            store = redis.Redis.from_url(redis_url)
+            try:
+                # One request at a time a worker: a thread waiting for the GIL would
+                # be counted in whatever function it waits in.
+                for kind in ("floor", "moves", "create"):
+                    run_phase(
+                        kind,
+                        service,
+                        store,
+                        args.workers,
+                        1,
+                        seconds,
+                        on_start=lambda kind=kind: flag.write_text(kind),
+                    )
+                    flag.unlink()
+            finally:
+                store.close()
+        kinds = {}
+        cost = overhead_of(Path(tmp))
+        for kind in ("floor", "moves", "create"):
+            found = breakdown(sorted(Path(tmp).glob(f"{kind}-*.prof")), cost)
+            if found is not None:
+                kinds[kind] = found
+    return report(kinds, measured)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=32)
@@ -427,46 +647,73 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=4, help="client processes")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--threads", type=int, default=4, help="threads per worker")
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "compiled", "python"),
+        default="auto",
+        help="the engine served: auto (as `make run`: the mypyc build where it can be "
+        "made, else the .py sources), compiled (or fail), python",
+    )
+    parser.add_argument(
+        "--no-streams",
+        dest="streams",
+        action="store_false",
+        help="leave out the moves with an event stream per seat open",
+    )
+    parser.add_argument(
+        "--no-breakdown",
+        dest="breakdown",
+        action="store_false",
+        help="leave out the profiled run that breaks a request's CPU down by layer",
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.players <= 256 or not 1 <= args.seconds <= 300 or not 1 <= args.rounds <= 20:
         parser.error("--players 1-256, --seconds 1-300 and --rounds 1-20")
 
+    engine = engine_env(args.engine)
+    if engine is None:
+        return 1
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(RedisServer())
         env = {
             "WEB_CONCURRENCY": str(args.workers),
             "GUNICORN_THREADS": str(args.threads),
-            **dict.fromkeys(LIMIT_SETTINGS, "0"),
+            **HIGH_LIMITS,
+            **STREAM_SETTINGS,
+            **BOT_SETTINGS,
+            **engine,
         }
         with LiveService(server.url, app="tests.bench.floor:create_app()", **env) as service:
             print(
                 f"load: {args.players} players in {args.processes} client processes, "
                 f"{args.seconds:g} s of each kind in {args.rounds} turns; gunicorn "
-                f"{args.workers} workers x {args.threads} threads; Redis {server.url}; "
-                "loopback only",
+                f"{args.workers} workers x {args.threads} threads; engine "
+                f"{engine['SCOPA_ENGINE']}; rate limits on (high); "
+                f"Redis {server.url}; loopback only; clients ask for no compression",
                 flush=True,
             )
             store = stack.enter_context(redis.Redis.from_url(server.url))
             slice_ = args.seconds / args.rounds
             run_phase("floor", service, store, args.players, args.processes, min(2.0, slice_))
-            # The kinds take turns, so that both see the machine as it is (a shared
-            # machine's speed drifts over a minute; the ratio should not).
-            phases: dict[str, list[Phase]] = {"floor": [], "moves": []}
+            # The kinds take turns, so that each sees the machine as it is (a shared
+            # machine's speed drifts over a minute; the ratios should not).
+            # (The moves phases create their matches before their clock starts.)
+            kinds = ("floor", "moves") + (("streams",) if args.streams else ()) + ("create",)
+            phases: dict[str, list[Phase]] = {kind: [] for kind in kinds}
             for _ in range(args.rounds):
                 for kind, done in phases.items():
                     done.append(
                         run_phase(kind, service, store, args.players, args.processes, slice_)
                     )
             results = [summary(kind, done) for kind, done in phases.items()]
-            # Creating matches, apart (the moves phase creates its matches before its clock).
-            results.append(
-                summary(
-                    "create",
-                    [run_phase("create", service, store, args.players, args.processes, slice_)],
-                )
-            )
             memory = match_memory(service.url, server.url)
             problems = service.server_errors()
+        by_kind = {r["kind"]: r for r in results}
+        layers = (
+            profile_layers(server.url, args, {k: by_kind[k]["cpu"]["server"] for k in by_kind})
+            if args.breakdown
+            else []
+        )
     print(
         f"{'':8} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} "
         f"{'requests':>9}   CPU ms per request: service  Redis  clients"
@@ -479,12 +726,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{'':20}{cpu['server']:6.3f} {cpu['redis']:6.3f} {cpu['client']:8.3f}"
             + (f"  {r['error_kinds']}" if r["errors"] else "")
         )
-    floor, moves = results[:2]
-    print(f"moves / floor throughput: {moves['per_second'] / floor['per_second']:.0%}")
+    print("\n".join(ratios(by_kind)))
     print(
         f"Redis memory per match: running (6 moves in) {memory['running']:.0f} B, "
         f"finished {memory['finished']:.0f} B"
     )
+    if layers:
+        print("\n".join(layers))
     if problems:
         print(f"the service logged {len(problems)} errors, e.g.: {problems[0]}")
     return 1 if problems or any(r["errors"] for r in results) else 0
