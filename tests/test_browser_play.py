@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
 
 from tests import test_browser
-from tests.live import LiveService
+from tests.live import LIVE_KEY, LiveService
 from tests.test_browser import Person, api_view, check_axe, names, wait_until
 
 #: The fixtures of tests/test_browser.py: its Chromium, and the people at the page.
@@ -664,3 +667,180 @@ def test_reactions_between_two_browsers(
     ann.page.wait_for_selector("#bubbles .bubble[data-seat='0'][data-emote='applause']")
     bruno.page.wait_for_selector("#bubbles .bubble", state="detached", timeout=10_000)
     check_axe(bruno, "a game with a reaction shown")
+
+
+# -- the platforms' statuses: an aborted match, a match that starts later (issues 28, 29) ----
+
+KEY = {"Authorization": f"Bearer {LIVE_KEY}"}
+
+
+def seat_page(person: Person, game_id: str, token: str) -> None:
+    """``person``'s page, holding the seat ``token`` of ``game_id`` (a platform hands its
+    players their tokens), opened at the game and watched (WATCH)."""
+    person.open()
+    person.page.wait_for_selector("#setup:not([hidden])")
+    person.page.evaluate(
+        "(seats) => localStorage.setItem('scopa.seats', seats)",
+        json.dumps({game_id: {"token": token, "seat": 0}}),
+    )
+    person.open(f"/play?game={game_id}")
+    person.page.wait_for_selector("#game:not([hidden])")
+    person.page.evaluate(WATCH)
+
+
+def test_a_match_aborted_by_its_organiser(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """A service key creates a match and hands Ann her seat; mid-game it aborts it: her
+    page shows why, in its words (the reason as text, never markup), with no playable card,
+    no hint, no reactions, no error and no more requests for the game; opened again, the
+    page shows the same final state from the game's view (docs/platforms.md, "Ending a
+    match")."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={
+            "seats": [{"name": "Ann"}, {"name": "Computer", "bot": "random"}],
+            "first_dealer": 1,
+            "target": 11,
+        },
+        headers=KEY,
+        timeout=10,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    ann = people("Ann")
+    seat_page(ann, game_id, token)
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    assert ann.page.is_visible("#hint") and ann.page.is_visible("#reactions")
+    hand = ann.cards("#hand")
+    assert len(hand) == 3
+
+    reason = "<b>Round 3</b> cancelled & replayed tomorrow"
+    aborted = requests.post(
+        f"{live_service.url}/v1/games/{game_id}/abort",
+        json={"reason": reason},
+        headers=KEY,
+        timeout=10,
+    )
+    assert aborted.status_code == 200, aborted.text
+    ann.page.wait_for_selector("#final[data-aborted=true]:not([hidden])")
+    requests_after: list[str] = []
+    ann.page.on("request", lambda request: requests_after.append(request.url))
+    said = f"The match was stopped by the organiser: {reason}"
+    assert ann.page.inner_text("#final-result") == said
+    assert ann.page.query_selector("#final-result b") is None  # text, not markup
+    assert ann.status() == "aborted"
+    assert ann.cards("#hand") == hand and playable(ann) == []
+    assert not ann.ready()
+    for hidden in ("#hint", "#reactions", "#final-rematch", "#error"):
+        assert ann.page.is_hidden(hidden), hidden
+    assert ann.page.inner_text("#turn") == ""
+    check_axe(ann, "an aborted match")
+    # In each of the page's languages.
+    for lang, words in (
+        ("it", "La partita è stata interrotta dall’organizzatore"),
+        ("pt", "A partida foi interrompida pelo organizador"),
+        ("es", "El organizador detuvo la partida"),
+        ("en", "The match was stopped by the organiser"),
+    ):
+        ann.page.select_option("#lang", lang)
+        wait_until(
+            lambda w=words: ann.page.inner_text("#final-result") == f"{w}: {reason}", what=lang
+        )
+    assert ann.page.evaluate("() => window.errorsShown") == []
+    # The stream ended for good (the test service ends streams each second: a page that
+    # reconnected or polled would have asked again during axe-core's run).
+    game_requests = [url for url in requests_after if f"/v1/games/{game_id}" in url]
+    assert game_requests == [], game_requests
+
+    # Opened afresh: the final state comes from the view (the stream sends it, then ends).
+    ann.open(f"/play?game={game_id}")
+    ann.page.wait_for_selector("#final[data-aborted=true]:not([hidden])")
+    assert ann.page.inner_text("#final-result") == said
+    assert playable(ann) == [] and ann.page.is_hidden("#error")
+
+
+def test_a_match_that_starts_later(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """A round created to start in a few seconds (`start_at`): Ann's page, in Italian and
+    in Rome's time zone, says when it starts (her local time), shows her hand but lets
+    her play nothing; at the start her cards become playable by themselves, no reload.
+    A move refused as too early (409 not-started-yet: her clock ahead of the service's)
+    is waited out, its Retry-After, and never shown as an error (docs/platforms.md, "A
+    round in one call")."""
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=5)
+    created = requests.post(
+        f"{live_service.url}/v1/games/bulk",
+        json={
+            "games": [
+                {
+                    "seats": [{"name": "Ann"}, {"name": "Computer", "bot": "random"}],
+                    "first_dealer": 1,
+                    "target": 1,
+                    "start_at": start.isoformat(),
+                }
+            ]
+        },
+        headers=KEY,
+        timeout=10,
+    )
+    assert created.status_code == 201, created.text
+    game = created.json()["games"][0]
+    game_id, token = game["id"], game["seats"][0]["token"]
+    ann = people("Ann", locale="it-IT", timezone_id="Europe/Rome")
+    seat_page(ann, game_id, token)
+    local = start.astimezone(ZoneInfo("Europe/Rome"))
+    at = f"{local:%H:%M:%S}" if local.second else f"{local:%H:%M}"
+    ann.page.wait_for_selector("#hand .card")
+    assert ann.page.inner_text("#turn") == f"La partita comincia alle {at}."
+    assert len(ann.cards("#hand")) == 3
+    assert playable(ann) == [] and not ann.ready()
+    assert ann.page.is_hidden("#hint")
+    assert datetime.now(UTC) < start, "the page took the whole wait to open: start later"
+
+    # The service says "not yet" to her first move: her page waits, says nothing.
+    refused: list[float] = []
+
+    def too_early(route: Any) -> None:
+        if refused:
+            route.continue_()
+            return
+        refused.append(time.monotonic())
+        route.fulfill(
+            status=409,
+            content_type="application/problem+json",
+            headers={"Retry-After": "1"},
+            body=json.dumps(
+                {
+                    "type": "/problems/not-started-yet",
+                    "title": "Not started yet",
+                    "status": 409,
+                    "detail": "The match starts soon: no move before then.",
+                }
+            ),
+        )
+
+    ann.page.route(re.compile(r"/v1/games/[^/]+/moves$"), too_early)
+    ann.allowed = re.compile(r"status of 409")
+    wait_until(ann.ready, timeout=20, what="her cards playable at the start")
+    assert datetime.now(UTC) >= start - timedelta(seconds=0.5)  # not before (one clock)
+    assert ann.page.inner_text("#turn") == "Tocca a te: scegli una carta"
+    assert ann.page.is_visible("#hint")
+    seq = ann.seq()
+    card = playable(ann)[0]
+    ann.page.click(f"#hand [data-card='{card}']")
+    if ann.page.is_visible("#choices"):
+        ann.page.click("#choice-list .choice >> nth=0")
+    wait_until(lambda: refused, what="the refused move")
+    wait_until(ann.ready, what="her cards playable again after Retry-After")
+    assert time.monotonic() - refused[0] >= 0.9  # its Retry-After (1 s) waited out
+    assert ann.seq() == seq
+    card = playable(ann)[0]
+    ann.page.click(f"#hand [data-card='{card}']")
+    if ann.page.is_visible("#choices"):
+        ann.page.click("#choice-list .choice >> nth=0")
+    ann.wait_for_seq_after(seq)
+    assert ann.page.evaluate("() => window.errorsShown") == []
+    assert ann.page.evaluate("() => window.notReloaded") is True
+    log = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+    assert [e["card"] for e in log["events"] if e["type"] == "move"][0] == card

@@ -6,7 +6,7 @@ import { animateMove, animateRemainder, moving } from './animate.js';
 import { ApiError, Cancelled, NetworkError, api, gone, network } from './api.js';
 import { Clock } from './clock.js';
 import { $, $$, fill, h } from './dom.js';
-import { applyEvent, describe, matchOverText, seatName } from './events.js';
+import { abortedText, applyEvent, describe, matchOverText, seatName } from './events.js';
 import { fitCards } from './fit.js';
 import { follow } from './follow.js';
 import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
@@ -119,6 +119,7 @@ class Game {
       onEvents: (events) => this.receive(events),
       onMode: (mode) => showMode(mode),
       onGone: (reason) => this.gone(reason),
+      onAborted: () => this.aborted(),
       onReaction: (reaction) => this.view && showReaction(this.view, reaction),
     });
   }
@@ -128,6 +129,44 @@ class Game {
     this.stop.abort();
     this.follower?.close();
     clearTimeout(this.resyncTimer);
+    clearTimeout(this.startTimer);
+  }
+
+  /** When moves may be played (ms since the epoch): the view's `start_at`, or later if
+   * the service said so (a 409 not-started-yet's Retry-After: our clock may be ahead). */
+  startsAt() {
+    const at = this.view?.start_at ? Date.parse(this.view.start_at) : 0;
+    return Math.max(Number.isNaN(at) ? 0 : at, this.notBefore ?? 0);
+  }
+
+  /** Whether the match is dealt but not started yet (`start_at` ahead): the hand is shown,
+   * not playable. A timer wakes the page at the start (events may also come then: a
+   * computer player's first move). */
+  notStarted() {
+    const left = this.startsAt() - Date.now();
+    if (left <= 0 || this.view?.status !== 'playing') return false;
+    if (!this.startTimer) {
+      this.startTimer = setTimeout(() => {
+        this.startTimer = null;
+        if (this.closed) return;
+        this.refresh();
+        this.settle();
+      }, Math.min(left + 50, 2 ** 31 - 1)); // (a longer wait is armed again when it fires)
+    }
+    return true;
+  }
+
+  /** The follower saw the game aborted: show its final state (read again if the stream
+   * ended before its event reached the view). */
+  async aborted() {
+    if (this.closed) return;
+    if (this.view?.status === 'aborted' || this.queue.some((event) => event.type === 'aborted')) return;
+    try {
+      const view = await api.view(this.id, this.token, this.stop.signal);
+      if (!this.closed) this.adopt(view, view.seq);
+    } catch (error) {
+      this.failed(error);
+    }
   }
 
   /** A failure of one of our requests: the game gone, or else nothing to draw (the
@@ -162,6 +201,7 @@ class Game {
     this.draw();
     if (view.last_move) say(() => describe(view, { type: 'move', ...view.last_move }), true);
     if (view.status === 'finished') showResult(this);
+    if (view.status === 'aborted') this.stopped();
     this.settle();
   }
 
@@ -201,7 +241,7 @@ class Game {
   /** While the hand's score sheet is open, the next deal waits (and all after it): the
    * end of the match and a rematch do not. */
   async sheetClosed(event) {
-    if (['match_over', 'rematch', 'hand_over'].includes(event.type)) return;
+    if (['match_over', 'rematch', 'hand_over', 'aborted'].includes(event.type)) return;
     const sheet = page.dialog;
     if (sheet?.game === this && sheet.holds) await sheet.closed;
   }
@@ -250,6 +290,10 @@ class Game {
         if (page.dialog?.game === this) page.dialog.fill();
         else showResult(this);
         break;
+      case 'aborted':
+        this.view = after;
+        this.stopped();
+        break;
       default:
         break;
     }
@@ -259,11 +303,22 @@ class Game {
     if (extra.dealt && moving()) await wait(DEAL_MS);
   }
 
+  /** The match was aborted: its final state, with nothing left to do in it (no sheet
+   * held open, no error, no hint). */
+  stopped() {
+    clearTimeout(this.resyncTimer);
+    closeDialog();
+    hideHint();
+    showError(null);
+    this.legal = null;
+    this.declarations = [];
+  }
+
   /** Your turn: read the view and your legal moves (what a move is played on). */
   async settle() {
     const view = this.view;
     const mine = view && view.status === 'playing' && view.you !== null && view.turn === view.you;
-    if (!mine || this.legal || this.settling || this.closed) return;
+    if (!mine || this.legal || this.settling || this.closed || this.notStarted()) return;
     this.settling = true;
     const seen = [this.era, this.seq];
     let stale = false;
@@ -337,11 +392,13 @@ class Game {
     game.dataset.seq = this.seq ?? '';
     game.dataset.players = view.seats.length;
     game.dataset.ready = String(Boolean(this.legal && !this.busy && !this.sending && !extra.hidden));
+    const waiting = this.notStarted();
+    if (waiting) fill($('#turn'), startText(this.startsAt()));
     const turn = view.turn === null ? '' : seatName(view, view.turn);
     clock.show(view, turn);
     $('#show-scores').hidden = view.hand_number < 2 && view.status !== 'finished';
     const seated = view.you !== null && view.you !== undefined;
-    $('#hint').hidden = !(seated && view.status === 'playing');
+    $('#hint').hidden = !(seated && view.status === 'playing' && !waiting);
     $('#hint').disabled = !(this.legal && !this.busy && !this.sending);
     $('#reactions').hidden = !(seated && view.status === 'playing'); // 409 once it is over
     renderFinal(this);
@@ -406,6 +463,8 @@ class Game {
     } catch (error) {
       this.sending = false;
       if (this.failed(error)) return;
+      // Too early (our clock is ahead of the service's): wait out its Retry-After.
+      if (notStartedYet(error)) this.notBefore = Date.now() + (error.retryAfter ?? 1) * 1000;
       // Refused: the game moved on without us (409, 412: a move played for us when our
       // time ran out, or from another device) needs no word; an illegal move (422) does.
       if (!(error instanceof ApiError && [409, 412].includes(error.status))) showError(error);
@@ -443,6 +502,7 @@ class Game {
       this.follower.poke();
     } catch (error) {
       if (this.failed(error)) return;
+      if (notStartedYet(error)) this.notBefore = Date.now() + (error.retryAfter ?? 1) * 1000;
       if (!(error instanceof ApiError && [409, 412].includes(error.status))) showError(error);
       if (error instanceof ApiError && [409, 412, 422].includes(error.status)) {
         this.legal = null;
@@ -615,19 +675,45 @@ function showHint(view, answer) {
 // -- the end of the match -------------------------------------------------------------------
 
 /** On the game screen once the match is over: its result and what next (the score sheet
- * may be closed). */
+ * may be closed). An aborted match: why it stopped (the organiser's words, as text). */
 function renderFinal(game) {
   const view = game.view;
   const box = $('#final');
-  const over = view.status === 'finished';
+  const aborted = view.status === 'aborted';
+  const over = view.status === 'finished' || aborted;
   box.hidden = !over;
+  box.dataset.aborted = String(aborted);
   if (!over) return;
+  $('#final-scores').hidden = aborted && view.hand_number < 2;
+  if (aborted) {
+    fill($('#final-result'), abortedText(view));
+    fill($('#final-reason'));
+    $('#final-reason').hidden = true;
+    $('#final-rematch').hidden = true;
+    $('#final-rematch-note').hidden = true;
+    return;
+  }
   fill($('#final-result'), resultText(view) || t('finalNote'));
   const reason = matchOverText(view, game.over);
   fill($('#final-reason'), reason);
   $('#final-reason').hidden = !reason;
   $('#final-rematch').hidden = view.you === null || view.you === undefined;
   $('#final-rematch-note').hidden = !(view.next && view.you !== null && view.you !== undefined);
+}
+
+/** A 409 whose problem says the match has not started yet (`start_at`): not an error, a wait. */
+function notStartedYet(error) {
+  return error instanceof ApiError && error.status === 409 && String(error.problem.type).endsWith('/problems/not-started-yet');
+}
+
+/** "The match starts at <time>", in the page's language and the browser's time zone (the
+ * date too unless it is today). */
+function startText(at) {
+  const when = new Date(at);
+  const today = when.toDateString() === new Date().toDateString();
+  const options = { timeStyle: when.getSeconds() ? 'medium' : 'short' };
+  if (!today) options.dateStyle = 'medium';
+  return t('startsAt', { time: new Intl.DateTimeFormat(language(), options).format(when) });
 }
 
 function newGame() {

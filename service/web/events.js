@@ -116,6 +116,11 @@ export function applyEvent(view, event) {
     case 'rematch':
       next.next = event.game;
       break;
+    case 'aborted': // its organiser (a service key) stopped it: nothing more happens
+      next.status = 'aborted';
+      next.abort_reason = event.reason;
+      next.turn = null;
+      break;
     default:
       break;
   }
@@ -136,6 +141,12 @@ export function matchOverText(view, event) {
   const seats = view.teams[event.winner]?.seats ?? [];
   const names = seats.map((seat) => seatName(view, seat)).join(t('and'));
   return t(`reason_${event.reason}`, { names, n: view.target });
+}
+
+/** Why the match stopped before its end (its organiser aborted it), or '' if it did not. */
+export function abortedText(view) {
+  if (view?.status !== 'aborted') return '';
+  return t('aborted', { reason: view.abort_reason ?? '' });
 }
 
 export function seatName(view, seat) {

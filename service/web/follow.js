@@ -7,7 +7,9 @@
 // onState(view, seq): the game as the viewer sees it after the log's event `seq`;
 // onEvents([event, ...]): events of the log in order, each once, each with its `seq`;
 // onReaction({seat, emote, at}): a quick reaction a seat sent (the stream's only: not in
-// the log); onMode('live' | 'polling' | 'reconnecting' | 'offline'): how it follows now.
+// the log); onMode('live' | 'polling' | 'reconnecting' | 'offline'): how it follows now;
+// onAborted(): the game was aborted (by the service key that created it): nothing more
+// will come, and the follower has stopped (no reconnection, no polling).
 //
 // The server's event stream (GET /v1/games/{id}/stream, server-sent events) comes first:
 // its `state`, then each event as it is committed; when it ends (`end`: reconnect) or the
@@ -101,6 +103,21 @@ class Follower {
     if (!fresh.length) return;
     this.seq = fresh[fresh.length - 1].seq;
     this.handlers.onEvents(fresh);
+    if (fresh.some((event) => event.type === 'aborted')) this.aborted();
+  }
+
+  /** The game state `view` after `seq`; an aborted game's is its last. */
+  state(view, seq) {
+    this.seq = seq;
+    this.handlers.onState(view, seq);
+    if (view.status === 'aborted') this.aborted();
+  }
+
+  /** The game was aborted: its log ends there. Stop following it, and say so. */
+  aborted() {
+    if (this.closed) return;
+    this.close();
+    this.handlers.onAborted?.();
   }
 
   // -- the stream ----------------------------------------------------------------------
@@ -118,10 +135,7 @@ class Follower {
       // Opened fresh, the state is the game after `seq`. Resumed (after a seq of ours,
       // or Last-Event-ID), it is already newer than `seq`: the events after `seq`
       // follow, and they are what we have not seen.
-      if (this.seq === null || seq > this.seq) {
-        this.seq = seq;
-        this.handlers.onState(JSON.parse(message.data), seq);
-      }
+      if (this.seq === null || seq > this.seq) this.state(JSON.parse(message.data), seq);
     });
     source.addEventListener('message', (message) => {
       this.deliver([JSON.parse(message.data)]);
@@ -139,6 +153,8 @@ class Follower {
         this.source = null;
         this.closed = true;
         this.handlers.onGone?.(reason);
+      } else if (reason === 'aborted') {
+        this.aborted(); // its `aborted` event came before: nothing more will
       } else {
         this.openStream(); // from the last seq we have
       }
@@ -205,8 +221,7 @@ class Follower {
       if (log.version === view.version) {
         const seq = log.events.length ? log.events[log.events.length - 1].seq : -1;
         this.version = log.version;
-        this.seq = seq;
-        this.handlers.onState(view, seq);
+        this.state(view, seq);
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 100)); // it moved: read again
