@@ -246,7 +246,7 @@ class TestTransport:
     @pytest.mark.parametrize(
         ("method", "path", "allowed"),
         [
-            ("DELETE", "/v1/games/{id}", {"GET"}),
+            ("PATCH", "/v1/games/{id}", {"GET", "DELETE"}),
             ("PUT", "/v1/games/{id}", {"GET"}),
             ("GET", "/v1/games", {"POST"}),
             ("GET", "/v1/games/{id}/moves", {"POST"}),

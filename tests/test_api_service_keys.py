@@ -3,6 +3,7 @@ with the games it created, and how its requests are counted."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,8 @@ from flask.testing import FlaskClient
 from service import config
 from service.play import GameStore
 from tests.helpers import everything_stored
+from tests.test_api_stream import AppStream, close_hub
+from tests.test_fair_bots import pending_jobs
 
 ACME = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 BETA = "beta-secret-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -124,3 +127,394 @@ class TestQuotas:
     def test_no_limit_at_zero(self, keyed: Callable[..., FlaskClient]) -> None:
         client = keyed(RATE_LIMIT_PER_ADDRESS=1, SERVICE_KEY_RATE_LIMIT=0)
         assert {client.get("/v1/variants", headers=key(ACME)).status_code for _ in "1234"} == {200}
+
+
+# -- acting for the seats of the key's own games ------------------------------------------
+
+
+def create(client: FlaskClient, secret: str = ACME, **body: Any) -> dict[str, Any]:
+    if not any(seat.get("open") for seat in body.get("seats", ())):
+        body.setdefault("seed", 7)  # (a seed would show the joiners' hands)
+    created = client.post("/v1/games", json=body, headers=key(secret))
+    assert created.status_code == 201, created.get_json()
+    answer: dict[str, Any] = created.get_json()
+    return answer
+
+
+def seat_of_key(secret: str, seat: int) -> dict[str, str]:
+    return {**key(secret), "X-Seat": str(seat)}
+
+
+class TestActingForSeats:
+    def test_a_key_reads_and_plays_every_seat_of_its_game(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        client = keyed()
+        game = create(client)
+        url = f"/v1/games/{game['id']}"
+        tokens = [seat["token"] for seat in game["seats"]]
+        for seat in (0, 1):  # each seat's view, as its token sees it
+            as_key = client.get(f"{url}?as_seat={seat}", headers=key(ACME)).get_json()
+            as_token = client.get(url, headers=key(tokens[seat])).get_json()
+            assert as_key["you"] == seat and as_key["hand"] == as_token["hand"]
+        spectator = client.get(url, headers=key(ACME)).get_json()
+        assert spectator["you"] is None and "hand" not in spectator
+        turn = spectator["turn"]
+        moves = client.get(f"{url}/legal-moves?as_seat={turn}", headers=key(ACME)).get_json()
+        assert moves["seat"] == turn and moves["moves"]
+        move = moves["moves"][0]
+        played = client.post(
+            f"{url}/moves",
+            json={"card": move["card"], "capture": move["capture"]},
+            headers=seat_of_key(ACME, turn),
+        )
+        assert played.status_code == 200, played.get_json()
+        assert played.get_json()["state"]["you"] == turn
+        # The seat's own token still plays it; the log shows each seat its own deal.
+        assert client.get(url, headers=key(tokens[0])).status_code == 200
+        events = client.get(f"{url}/events?as_seat=1", headers=key(ACME)).get_json()["events"]
+        deal = next(e for e in events if e["type"] == "deal")
+        assert (
+            deal["cards"]
+            == client.get(f"{url}/events", headers=key(tokens[1])).get_json()["events"][
+                deal["seq"]
+            ]["cards"]
+        )
+        hands = client.get(f"{url}/hands?as_seat=0", headers=key(ACME))
+        assert hands.status_code == 200
+
+    def test_a_key_leaves_for_a_seat_of_its_game_waiting_for_people(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        client = keyed()
+        game = create(client, seats=[{"name": "Ana"}, {"open": True}])
+        url = f"/v1/games/{game['id']}"
+        assert client.post(f"{url}/leave", headers=seat_of_key(ACME, 1)).status_code == 422
+        left = client.post(f"{url}/leave", headers=seat_of_key(ACME, 0))
+        assert left.status_code == 204
+        assert client.get(url, headers=key(game["seats"][0]["token"])).status_code == 401
+
+    @pytest.mark.parametrize(
+        ("method", "path", "headers", "status", "says"),
+        [
+            ("post", "/moves", {}, 422, "X-Seat"),  # no seat named
+            ("get", "/legal-moves", {}, 422, "as_seat"),
+            ("get", "?as_seat=2", {}, 422, "0 to 1"),
+            ("get", "?as_seat=one", {}, 422, "0 to 1"),
+            ("get", "", {"X-Seat": "0"}, 422, "X-Seat is not for reads"),
+            ("post", "/moves?as_seat=0", {"X-Seat": "0"}, 422, "as_seat is not for changes"),
+            ("post", "/moves", {"X-Seat": "1"}, 422, "computer player"),
+        ],
+    )
+    def test_a_seat_named_wrong_is_a_422(
+        self,
+        keyed: Callable[..., FlaskClient],
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        status: int,
+        says: str,
+    ) -> None:
+        client = keyed()
+        game = create(client, seats=[{"name": "Ana"}, {"bot": "random"}])
+        answer = getattr(client, method)(
+            f"/v1/games/{game['id']}{path}",
+            headers={**key(ACME), **headers},
+            json={"card": "1D"} if method == "post" else None,
+        )
+        assert answer.status_code == status, answer.get_json()
+        assert says in answer.get_json()["detail"]
+
+    def test_naming_a_seat_needs_a_key(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        game = create(client)
+        url = f"/v1/games/{game['id']}"
+        token = key(game["seats"][0]["token"])
+        for headers, path in ((token, "?as_seat=1"), ({}, "?as_seat=1"), ({"X-Seat": "1"}, "")):
+            answer = client.get(url + path, headers=headers)
+            assert answer.status_code == 401, (headers, path)
+            assert "service key" in answer.get_json()["detail"]
+
+    def test_another_key_finds_nothing_of_a_keys_games(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        """Another key cannot see, play, abort or delete a key's games: 404, as for a
+        game that does not exist; nor can a key see a game created without one."""
+        client = keyed()
+        game = create(client)
+        url = f"/v1/games/{game['id']}"
+        anonymous = client.post("/v1/games", json={}).get_json()
+        beta = key(BETA)
+        answers = [
+            client.get(url, headers=beta),
+            client.get(f"{url}?as_seat=0", headers=beta),
+            client.get(f"{url}/events", headers=beta),
+            client.get(f"{url}/stream", headers=beta),
+            client.post(f"{url}/moves", json={"card": "1D"}, headers={**beta, "X-Seat": "0"}),
+            client.post(f"{url}/abort", json={"reason": "mine"}, headers=beta),
+            client.delete(url, headers=beta),
+            client.get(f"/v1/games/{anonymous['id']}", headers=beta),
+        ]
+        for answer in answers:
+            assert answer.status_code == 404, answer.get_json()
+            assert answer.get_json()["type"] == "/problems/game-not-found"
+        assert client.get(url, headers=key(ACME)).status_code == 200
+
+
+# -- abort and delete ------------------------------------------------------------------------
+
+
+class TestAbort:
+    def test_an_aborted_game_has_no_winner_and_takes_no_more_moves(
+        self, keyed: Callable[..., FlaskClient], redis_url: str
+    ) -> None:
+        client = keyed()
+        game = create(client, seats=[{"name": "Ana"}, {"name": "Bruno"}], clock=60)
+        url = f"/v1/games/{game['id']}"
+        token = key(game["seats"][0]["token"])
+        with redis.Redis.from_url(redis_url) as raw:
+            assert pending_jobs(raw, game["id"])  # the clock's job
+        # A seat's token cannot abort; only the key.
+        assert client.post(f"{url}/abort", json={"reason": "x"}, headers=token).status_code == 401
+        for bad in ({}, {"reason": ""}, {"reason": "x" * 201}, {"reason": "a\x00b"}):
+            assert client.post(f"{url}/abort", json=bad, headers=key(ACME)).status_code == 422
+        aborted = client.post(f"{url}/abort", json={"reason": "Round cancelled"}, headers=key(ACME))
+        assert aborted.status_code == 200, aborted.get_json()
+        view = aborted.get_json()
+        assert view["status"] == "aborted" and view["abort_reason"] == "Round cancelled"
+        assert view["winner"] is None and view["turn"] is None
+        assert view["clock"]["deadline"] is None  # the clock stopped, its job gone
+        with redis.Redis.from_url(redis_url) as raw:
+            assert not pending_jobs(raw, game["id"])
+        seat_view = client.get(url, headers=token).get_json()
+        assert seat_view["status"] == "aborted"
+        log = client.get(f"{url}/events").get_json()["events"]
+        assert log[-1] == {"seq": len(log) - 1, "type": "aborted", "reason": "Round cancelled"}
+        turn = client.get(f"{url}?as_seat=0", headers=key(ACME)).get_json()["hand"][0]
+        refused = client.post(f"{url}/moves", json={"card": turn}, headers=seat_of_key(ACME, 0))
+        assert refused.status_code == 409
+        assert refused.get_json()["type"] == "/problems/match-aborted"
+        again = client.post(f"{url}/abort", json={"reason": "again"}, headers=key(ACME))
+        assert again.status_code == 409
+        assert again.get_json()["type"] == "/problems/match-aborted"
+
+    def test_a_game_waiting_for_people_can_be_aborted_and_nobody_joins_it(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        client = keyed()
+        game = create(client, seats=[{"name": "Ana"}, {"open": True}])
+        url = f"/v1/games/{game['id']}"
+        assert (
+            client.post(f"{url}/abort", json={"reason": "no"}, headers=key(ACME)).status_code == 200
+        )
+        joined = client.post(f"{url}/join", json={"name": "Carla", "code": game["join"]["code"]})
+        assert joined.status_code == 409
+        assert joined.get_json()["type"] == "/problems/match-aborted"
+
+    def test_its_streams_get_the_event_and_end(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        app = make_app(REDIS_URL=redis_url, SERVICE_KEYS=KEYS, STREAM_KEEPALIVE_SECONDS=0.3)
+        client = app.test_client()
+        try:
+            game = create(client)
+            url = f"/v1/games/{game['id']}"
+            streams = [
+                AppStream(client.get(f"{url}/stream", headers=headers, buffered=False))
+                for headers in (key(game["seats"][1]["token"]), {}, key(ACME))
+            ]
+            for stream in streams:
+                assert stream.next().event == "state"  # type: ignore[union-attr]
+            client.post(f"{url}/abort", json={"reason": "Storm"}, headers=key(ACME))
+            for stream in streams:
+                seen = stream.events(lambda sse: sse.event == "end")
+                assert [s.data["type"] for s in seen if s.event is None] == ["aborted"]
+                assert seen[-1].data == {"reason": "aborted"}
+                assert stream.next() is None
+            # Opened on an aborted game: its state, then the end.
+            late = AppStream(
+                client.get(f"{url}/stream?as_seat=0", headers=key(ACME), buffered=False)
+            )
+            state = late.next()
+            assert state is not None and state.data["status"] == "aborted"
+            assert late.events(lambda sse: sse.event == "end")[-1].data == {"reason": "aborted"}
+        finally:
+            close_hub(app)
+
+    def test_a_finished_game_cannot_be_aborted(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        game = finished_game(client)
+        refused = client.post(f"/v1/games/{game}/abort", json={"reason": "x"}, headers=key(ACME))
+        assert refused.status_code == 409
+        assert refused.get_json()["type"] == "/problems/match-over"
+
+
+def finished_game(client: FlaskClient) -> str:
+    """A key's game of two computer players, played to its end."""
+    game = create(client, seats=[{"bot": "greedy"}, {"bot": "greedy"}], target=1)
+    url = f"/v1/games/{game['id']}"
+    for _ in range(200):
+        if client.get(url, headers=key(ACME)).get_json()["status"] == "finished":
+            return str(game["id"])
+        client.post(f"{url}/bots", headers=key(ACME))
+    raise AssertionError("the match did not end")
+
+
+class TestDelete:
+    def test_only_a_finished_or_aborted_game_and_then_nothing_is_left(
+        self, keyed: Callable[..., FlaskClient], redis_url: str
+    ) -> None:
+        client = keyed()
+        created = client.post(
+            "/v1/games",
+            json={"seed": 3, "seats": [{"name": "Ana", "player_id": "u1"}, {"name": "Bo"}]},
+            headers={**key(ACME), "Idempotency-Key": "delete-me-0123456789"},
+        )
+        game_id = created.get_json()["id"]
+        url = f"/v1/games/{game_id}"
+        assert (
+            client.delete(url, headers=key(created.get_json()["seats"][0]["token"])).status_code
+            == 401
+        )
+        playing = client.delete(url, headers=key(ACME))
+        assert playing.status_code == 409
+        assert "Abort it first" in playing.get_json()["detail"]
+        client.post(f"{url}/abort", json={"reason": "done"}, headers=key(ACME))
+        with redis.Redis.from_url(redis_url) as raw:
+            assert raw.keys(f"*{game_id}*") and raw.keys("scopa:creation:*")
+            deleted = client.delete(url, headers=key(ACME))
+            assert deleted.status_code == 204 and deleted.get_data() == b""
+            assert client.get(url, headers=key(ACME)).status_code == 404
+            assert client.delete(url, headers=key(ACME)).status_code == 404
+            # Every key of the game: its hash, its log, its creation's Idempotency-Key,
+            # its place in the key's listings.
+            assert not raw.keys(f"*{game_id}*")
+            assert not raw.keys("scopa:creation:*")
+            for index in raw.keys("scopa:owner:*"):
+                assert raw.zscore(index, game_id) is None
+
+    def test_a_finished_game(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        game = finished_game(client)
+        assert client.delete(f"/v1/games/{game}", headers=key(ACME)).status_code == 204
+
+
+# -- the platform's player ids and metadata ------------------------------------------------
+
+ANA, BO, CARLA = "pid-ana-4f1c", "pid-bo-77e2", "pid-carla-0b9d"
+
+
+class TestPlayerIds:
+    def test_creation_checks_them(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+
+        def refused(body: dict[str, Any], headers: dict[str, str] | None = None) -> str:
+            answer = client.post(
+                "/v1/games", json=body, headers=key(ACME) if headers is None else headers
+            )
+            assert answer.status_code == 422, answer.get_json()
+            return str(answer.get_json())
+
+        assert "service key" in refused(
+            {"seats": [{"name": "A", "player_id": "x"}, {"name": "B"}]}, {}
+        )
+        assert "service key" in refused({"metadata": {"a": "b"}}, {})
+        assert "printable" in refused({"seats": [{"name": "A", "player_id": "a b"}, {"name": "B"}]})
+        assert "printable" in refused(
+            {"seats": [{"name": "A", "player_id": "x" * 65}, {"name": "B"}]}
+        )
+        assert "16 entries" in refused({"metadata": {f"k{i}": "v" for i in range(17)}})
+        assert "1024 bytes" in refused({"metadata": {"a": "é" * 400, "b": "x" * 300}})
+        assert "letters, digits" in refused({"metadata": {"a b": "c"}})
+        assert "control" in refused({"metadata": {"a": "line\nbreak"}})
+        made = client.post(
+            "/v1/games",
+            json={"metadata": {f"k{i}": "v" * 50 for i in range(16)}},
+            headers=key(ACME),
+        )
+        assert made.status_code == 201 and len(made.get_json()["state"]["metadata"]) == 16
+
+    def test_a_player_id_reaches_the_key_and_its_seat_only(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """Every output a seat or a spectator reads: the view, legal moves, the log, the
+        stream, hands, moves' and joins' answers, an invitation, a rematch. Another seat's
+        player id is in none of them; the key sees them all."""
+        app = make_app(REDIS_URL=redis_url, SERVICE_KEYS=KEYS, STREAM_KEEPALIVE_SECONDS=0.3)
+        client = app.test_client()
+        try:
+            game = create(
+                client,
+                seats=[
+                    {"name": "Ana", "player_id": ANA},
+                    {"name": "Bo", "player_id": BO},
+                    {"open": True, "player_id": CARLA},
+                ],
+                metadata={"round": "3"},
+                target=1,
+            )
+            assert [s["player_id"] for s in game["seats"]] == [ANA, BO, CARLA]  # the key's
+            assert game["state"]["metadata"] == {"round": "3"}
+            url = f"/v1/games/{game['id']}"
+            ana, bo = key(game["seats"][0]["token"]), key(game["seats"][1]["token"])
+            code = game["join"]["code"]
+            invitation = client.get(f"{url}/join?code={code}")
+            joined = client.post(f"{url}/join", json={"name": "Carla", "code": code})
+            assert joined.status_code == 200
+            carla = key(joined.get_json()["token"])
+            assert [s.get("player_id") for s in joined.get_json()["state"]["seats"]] == [
+                None,
+                None,
+                CARLA,
+            ]
+            streams = {
+                "Bo": AppStream(client.get(f"{url}/stream", headers=bo, buffered=False)),
+                "spectator": AppStream(client.get(f"{url}/stream", buffered=False)),
+            }
+            # Bo's seen texts, a spectator's, and Carla's.
+            seen: dict[str, list[str]] = {
+                "Bo": [],
+                "spectator": [invitation.get_data(as_text=True)],
+            }
+            seen["Carla"] = [joined.get_data(as_text=True)]
+            for who, headers in (("Bo", bo), ("spectator", {}), ("Carla", carla)):
+                for path in ("", "/events", "/hands", "/legal-moves"):
+                    answer = client.get(url + path, headers=headers)
+                    if answer.status_code == 200:
+                        seen[who].append(answer.get_data(as_text=True))
+            view = client.get(url, headers=bo).get_json()
+            assert [s.get("player_id", "absent") for s in view["seats"]] == ["absent", BO, "absent"]
+            # A whole match, played through the seats' own tokens.
+            tokens = {0: ana, 1: bo, 2: carla}
+            for _ in range(200):
+                view = client.get(url).get_json()
+                if view["status"] != "playing":
+                    break
+                turn = view["turn"]
+                move = client.get(f"{url}/legal-moves", headers=tokens[turn]).get_json()["moves"][0]
+                answer = client.post(
+                    f"{url}/moves",
+                    json={"card": move["card"], "capture": move["capture"]},
+                    headers=tokens[turn],
+                )
+                if turn == 1:
+                    seen["Bo"].append(answer.get_data(as_text=True))
+            rematch = client.post(f"{url}/rematch", headers=bo)
+            assert rematch.status_code in (200, 201), rematch.get_json()
+            seen["Bo"].append(rematch.get_data(as_text=True))
+            for who, stream in streams.items():
+                stream.closing.set()
+                while (sse := stream.next()) is not None:
+                    seen[who].append(json.dumps(sse.data))
+            for who, texts in seen.items():
+                own = {"Bo": BO, "Carla": CARLA}.get(who)
+                others = {ANA, BO, CARLA} - {own}
+                assert texts
+                for text in texts:
+                    assert not any(pid in text for pid in others), (who, text[:300])
+            # The key sees every seat's, whatever seat it reads as.
+            for as_seat in ("", "?as_seat=1"):
+                seats = client.get(url + as_seat, headers=key(ACME)).get_json()["seats"]
+                assert [s["player_id"] for s in seats] == [ANA, BO, CARLA]
+        finally:
+            close_hub(app)

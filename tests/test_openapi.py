@@ -101,7 +101,12 @@ def test_response_properties_that_are_always_there_are_required() -> None:
     # a seat's own hand, and Cirulla's kept value of the 7C (C5.2)
     assert set(view["required"]) == set(view["properties"]) - {"hand", "matta_as"}
     seat = schemas["SeatView"]  # Cirulla's declared cards and points (C3)
-    assert set(seat["required"]) == set(seat["properties"]) - {"exposed", "declared_points"}
+    # and the platform's player id, only to the key that created the game and to the seat
+    assert set(seat["required"]) == set(seat["properties"]) - {
+        "exposed",
+        "declared_points",
+        "player_id",
+    }
     for name in (
         "GameCreated",
         "MoveResult",
@@ -374,7 +379,8 @@ def test_every_event_the_engine_emits_is_an_event_of_the_spec() -> None:
             own[kind].validate(event)
             assert set(event) <= set(members[kind]["properties"]), (kind, event)
             assert [k for k, v in own.items() if v.is_valid(event)] == [kind]
-    assert seen == {k.value for k in EventKind} - {"seat_joined", "seat_left", "rematch"}
+    # (the service's own events: the lobby's, a rematch, an abort)
+    assert seen == {k.value for k in EventKind} - {"seat_joined", "seat_left", "rematch", "aborted"}
 
 
 # --------------------------------------------------------------------------- examples

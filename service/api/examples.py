@@ -92,6 +92,8 @@ def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
         "join": None,
         "previous": None,
         "next": None,
+        "abort_reason": None,
+        "metadata": {},
         **changes,
     }
     if you is None:
@@ -263,6 +265,7 @@ REQUESTS: dict[str, Any] = {
     "getPositionHint": {**POSITION, "dealer": 1},
     "getPositionAnalysis": {**POSITION, "dealer": 1},
     "scoreHand": PILES,
+    "abortGame": {"reason": "The tournament round was cancelled."},
 }
 #: Answers, by operation and status.
 ANSWERS: dict[str, dict[int, Any]] = {

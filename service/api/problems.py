@@ -31,9 +31,11 @@ from ..engine import (
     ScopaError,
 )
 from ..play import (
+    AlreadyOverError,
     BotMatchTooLongError,
     GameNotFoundError,
     IdempotencyKeyReusedError,
+    MatchAbortedError,
     MatchNotOverError,
     MatchStartedError,
     NoBotToMoveError,
@@ -65,6 +67,7 @@ class ProblemType(StrEnum):
     GAME_NOT_FOUND = "/problems/game-not-found"
     NOT_YOUR_TURN = "/problems/not-your-turn"
     MATCH_OVER = "/problems/match-over"
+    MATCH_ABORTED = "/problems/match-aborted"
     MATCH_NOT_STARTED = "/problems/match-not-started"
     MATCH_STARTED = "/problems/match-started"
     MATCH_NOT_OVER = "/problems/match-not-over"
@@ -114,6 +117,10 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
     ProblemType.MATCH_NOT_STARTED: (
         "Match not started",
         "The match waits for people to take its open seats: nothing is dealt yet.",
+    ),
+    ProblemType.MATCH_ABORTED: (
+        "Match aborted",
+        "The service key that created the game aborted it: nothing more happens in it.",
     ),
     ProblemType.MATCH_STARTED: (
         "Match started",
@@ -350,6 +357,16 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
         403,
         ProblemType.NOT_THE_HOST,
         "Only the seat of whoever created the game may give it a new join code: ask them.",
+    ),
+    MatchAbortedError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_ABORTED,
+        "The game was aborted by whoever created it: nothing more happens in it.",
+    ),
+    AlreadyOverError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_ABORTED if e.status == "aborted" else ProblemType.MATCH_OVER,
+        f"The game is {e.status} already: only a game still waiting or playing can be aborted.",
     ),
     MatchStartedError: lambda e: Problem(
         409,

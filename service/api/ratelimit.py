@@ -49,9 +49,9 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..play import connections, hash_token
 from ..play.budget import Budget
 from .addresses import check_settings, client_key
+from .bearer import parse_bearer
 from .context import store
 from .problems import Problem, rate_limited
-from .seats import parse_bearer
 from .service_keys import requesting_key
 
 PREFIX = "scopa:rate:"

@@ -20,8 +20,8 @@ import hmac
 from flask import Flask, current_app, g, request
 
 from ..config import service_keys
+from .bearer import parse_bearer
 from .problems import Problem, ProblemType
-from .seats import parse_bearer
 
 #: The security of operations only a service key may call, and of those a key or a
 #: seat's token may call.
@@ -34,6 +34,11 @@ SECURITY_SCHEME = {
     "for a platform's backend, never for a browser. A key creates games, reads and plays "
     "every seat of the games it created (`as_seat`, `X-Seat`), aborts, deletes and lists "
     "them; its requests count against its own quotas.",
+}
+#: The 401 of operations only a service key may call.
+NOT_A_KEY = {
+    401: "No service key: the operation is for the platform's backend, with "
+    "`Authorization: Bearer <key secret>` (a seat's token cannot call it)."
 }
 _EXTENSION = "scopa_service_keys"
 #: Where a request's key is kept once found (None: it has none).

@@ -21,6 +21,9 @@ class Status(StrEnum):
     WAITING = "waiting"
     PLAYING = "playing"
     FINISHED = "finished"
+    #: Stopped before its end by the service key that created it: no winner (the
+    #: service's too: the engine's own matches never take it).
+    ABORTED = "aborted"
 
 
 class EventKind(StrEnum):
@@ -51,3 +54,6 @@ class EventKind(StrEnum):
     MATCH_OVER = "match_over"
     #: After the match: a seat asked for the next one, and this is its game id.
     REMATCH = "rematch"
+    #: The service key that created the game stopped it, with a reason: no winner, no
+    #: more moves.
+    ABORTED = "aborted"

@@ -10,11 +10,13 @@
 - :mod:`.background`: the background workers' jobs (computer players, turn clocks).
 """
 
-from .game import Game, Lobby, NotStartedError, UnauthorizedError, hash_token
+from .game import Game, Lobby, MatchAbortedError, NotStartedError, UnauthorizedError, hash_token
 from .idempotency import Answer, IdempotencyKeyReusedError, IdempotentRequest
 from .steps import (
+    MAX_ABORT_REASON,
     MAX_CLOCK_SECONDS,
     MIN_CLOCK_SECONDS,
+    AlreadyOverError,
     BotMatchTooLongError,
     BotSettings,
     Creation,
@@ -28,6 +30,7 @@ from .steps import (
     StaleVersionError,
     Step,
     WrongJoinCodeError,
+    abort,
     bots_move,
     check_join_code,
     create,
@@ -45,8 +48,10 @@ from .steps import (
 from .store import GameNotFoundError, GameStore, VersionConflictError
 
 __all__ = [
+    "MAX_ABORT_REASON",
     "MAX_CLOCK_SECONDS",
     "MIN_CLOCK_SECONDS",
+    "AlreadyOverError",
     "Answer",
     "BotMatchTooLongError",
     "BotSettings",
@@ -55,6 +60,7 @@ __all__ = [
     "GameNotFoundError",
     "Joining",
     "Lobby",
+    "MatchAbortedError",
     "MatchNotOverError",
     "MatchStartedError",
     "NoOpenSeatError",
@@ -70,6 +76,7 @@ __all__ = [
     "Step",
     "UnauthorizedError",
     "VersionConflictError",
+    "abort",
     "bots_move",
     "check_join_code",
     "create",

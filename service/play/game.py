@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..engine import Match, Status
@@ -20,6 +20,15 @@ class UnauthorizedError(PermissionError):
 
 class NotStartedError(RuntimeError):
     """The match waits for people to take its open seats: nothing is dealt yet."""
+
+
+class MatchAbortedError(RuntimeError):
+    """The game was aborted by the service key that created it: nothing more happens
+    in it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,33 @@ class Game:
     #: The name of the service key that created the game, which may read and play every
     #: seat of it, abort, delete and list it; None for a game created without a key.
     owner: str | None = None
+    #: Each seat's id in the platform that created the game (a service key), or None;
+    #: empty: none was given. Shown only to the owner and to that seat itself.
+    player_ids: tuple[str | None, ...] = ()
+    #: What the platform attached to the game at creation: a flat map of text.
+    metadata: dict[str, str] = field(default_factory=dict)
+    #: When the game was created (UNIX time); None for a game stored before it was kept.
+    created_at: float | None = None
+    #: The reason its owner gave when it aborted the game; None unless it was aborted.
+    aborted: str | None = None
+
+    @property
+    def status(self) -> Status:
+        """Where the game stands: waiting for people, playing, finished, or aborted."""
+        if self.aborted is not None:
+            return Status.ABORTED
+        if self.match is None:
+            return Status.WAITING
+        return self.match.status
+
+    def check_live(self) -> None:
+        """Raise MatchAbortedError if the game was aborted: nothing more happens in it."""
+        if self.aborted is not None:
+            raise MatchAbortedError(self.aborted)
+
+    def player_id(self, seat: int) -> str | None:
+        """``seat``'s platform id, or None."""
+        return self.player_ids[seat] if seat < len(self.player_ids) else None
 
     @property
     def playing(self) -> Match:
@@ -120,6 +156,8 @@ class Game:
         """The match goes on and the seat to play is a computer player's."""
         match = self.match
         if match is None or match.status is not Status.PLAYING or match.turn is None:
+            return False
+        if self.aborted is not None:
             return False
         return bool(self.bots[match.turn])
 
@@ -157,6 +195,14 @@ class Game:
             state["payer"] = self.payer
         if self.owner is not None:
             state["owner"] = self.owner
+        if any(self.player_ids):
+            state["player_ids"] = list(self.player_ids)
+        if self.metadata:
+            state["metadata"] = self.metadata
+        if self.created_at is not None:
+            state["created_at"] = self.created_at
+        if self.aborted is not None:
+            state["aborted"] = self.aborted
         return state
 
     @classmethod
@@ -179,4 +225,8 @@ class Game:
             join_generation=state.get("join_generation", 0),
             payer=state.get("payer"),
             owner=state.get("owner"),
+            player_ids=tuple(state.get("player_ids", ())),
+            metadata=state.get("metadata", {}),
+            created_at=state.get("created_at"),
+            aborted=state.get("aborted"),
         )

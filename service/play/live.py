@@ -117,10 +117,11 @@ class Feed:
 
     def announce(self, length: int | None) -> None:
         """(The subscriber's thread.) A commit made the log ``length`` events long, or
-        (None) the subscription was confirmed: read what is new, once for every
-        follower, then wake them. If that read fails, each reads for itself."""
+        (None) the subscription was confirmed, or (a negative length) the game was
+        deleted: read what is new, once for every follower, then wake them. If that read
+        fails, each reads for itself."""
         with self._lock:
-            if length is None:
+            if length is None or length < 0:
                 self._stale = True
             elif length > self._announced:
                 self._announced = length

@@ -216,6 +216,8 @@ def create(
     secret: bytes = b"",
     payer: str | None = None,
     owner: str | None = None,
+    player_ids: Sequence[str | None] = (),
+    metadata: dict[str, str] | None = None,
     bot_only_max_target: int = 0,
 ) -> Creation:
     """A new game: its match dealt and the computer players moving if it is their turn;
@@ -223,10 +225,10 @@ def create(
     It gets ``game_id`` (default: a new one, :func:`new_game_id`) and each person's
     ``tokens`` (default: random ones, :func:`new_token`). The join code is made from
     ``secret``, the server's (:func:`join_code`). ``payer`` pays for its background
-    play (:attr:`Game.payer`); ``owner``, the service key creating it (:attr:`Game.owner`).
-    A match of computer players only may be played to
-    ``bot_only_max_target`` points at most (0: to its variant's default target at most);
-    raises BotMatchTooLongError."""
+    play (:attr:`Game.payer`); ``owner``, the service key creating it (:attr:`Game.owner`),
+    with each seat's ``player_ids`` and the game's ``metadata``. A match of computer
+    players only may be played to ``bot_only_max_target`` points at most (0: to its
+    variant's default target at most); raises BotMatchTooLongError."""
     match, events = setup.start()  # with open seats, only to check that it can start
     levels = tuple(setup.bots) if setup.bots is not None else (None,) * match.players
     open_seats = setup.open_seats
@@ -261,6 +263,9 @@ def create(
         host=host,
         payer=payer,
         owner=owner,
+        player_ids=tuple(player_ids) if any(player_ids) else (),
+        metadata=dict(metadata or {}),
+        created_at=time.time(),
     )
     opening = len(events)
     events += _bots_move(game, settings)
@@ -281,6 +286,7 @@ def join(
     the game's join ``code``. When it was the last open seat, the match starts: it is
     dealt, and the computer players move if it is their turn."""
     check_join_code(game, code, secret)
+    game.check_live()
     lobby = game.lobby
     if lobby is None:
         raise NoOpenSeatError("the match has started: every seat is taken")
@@ -317,6 +323,7 @@ def rotate_join_code(game: Game, seat: int, secret: bytes) -> tuple[Step, str]:
     """A new join code for the game waiting for people, asked for by ``seat``, which
     must be its creator's (:attr:`Game.host`): the code given out before no longer lets
     anyone join. The step and the new code."""
+    game.check_live()
     if game.lobby is None:
         raise NoOpenSeatError("the match has started: every seat is taken")
     if game.host is None or seat != game.host:
@@ -327,6 +334,7 @@ def rotate_join_code(game: Game, seat: int, secret: bytes) -> tuple[Step, str]:
 
 def leave(game: Game, seat: int) -> Step:
     """``seat`` leaves before the match starts: it is open again, its token void."""
+    game.check_live()
     lobby = game.lobby
     if lobby is None:
         raise MatchStartedError(game.id)
@@ -339,6 +347,29 @@ def leave(game: Game, seat: int) -> Step:
         _next(game, events), token_hashes=tuple(hashes), lobby=replace(lobby, names=tuple(names))
     )
     return Step(left, events)
+
+
+class AlreadyOverError(RuntimeError):
+    """An abort asked for a game that is finished or aborted already."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(f"the game is {status} already")
+        self.status = status
+
+
+#: The longest reason an abort may give.
+MAX_ABORT_REASON = 200
+
+
+def abort(game: Game, reason: str) -> Step:
+    """The game stopped by its owner with ``reason``: status aborted, no winner, its
+    clock stopped (its job void), no computer player moves in it again; one event,
+    ``aborted``, with the reason. AlreadyOverError if it is finished or aborted."""
+    if game.status in (Status.FINISHED, Status.ABORTED):
+        raise AlreadyOverError(game.status)
+    events: list[Event] = [{"type": EventKind.ABORTED, "reason": reason}]
+    stopped = replace(_next(game, events), aborted=reason, deadline=None)
+    return Step(stopped, events, replaced_deadline=game.deadline)
 
 
 def link_rematch(game: Game, next_id: str) -> Step:
@@ -381,7 +412,9 @@ def rematch(
         previous=game.id,
         secret=secret,
         payer=payer,
-        owner=game.owner,  # a key's game's rematch is the key's too
+        owner=game.owner,  # a key's game's rematch is the key's too, its seats the same
+        player_ids=game.player_ids,
+        metadata=game.metadata,
     )
 
 
@@ -441,6 +474,7 @@ def move(
 
     Raises StaleVersionError when the game's version is not one of ``if_match`` (None:
     any), and the engine's errors for a move the rules refuse."""
+    game.check_live()
     if if_match is not None and game.version not in if_match:
         raise StaleVersionError(game.version)
     _, events = game.playing.play(seat, card, capture)
@@ -464,6 +498,7 @@ def declare(
 
     Raises StaleVersionError when the game's version is not one of ``if_match`` (None:
     any), and the engine's errors for a declaration the rules refuse."""
+    game.check_live()
     if if_match is not None and game.version not in if_match:
         raise StaleVersionError(game.version)
     events = game.playing.declare(seat, kind, matta_as)
@@ -477,6 +512,7 @@ def bots_move(
     it is their turn, within the time limit, ``most`` moves at the most); or, when the
     person to play let their time run out, the move played for them."""
     now = time.time() if now is None else now
+    game.check_live()
     if game.overdue(now):
         return _play_for_the_clock(game, settings, now)
     if not game.bot_to_move:

@@ -14,7 +14,8 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
     scopa:creation:{<hash>}    the id of the game a creation's Idempotency-Key created
 
 A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl`` seconds
-after the creation.
+after the creation. A game a service key created is also in that key's listing indexes
+(:mod:`.listing`), whose expiry each commit of the game moves on as well.
 
 Every commit also publishes, in the same script, the length its event log has now on the
 game's shard channel ``scopa:game:{<id>}:commits`` (SPUBLISH, Redis 7: the channel hashes
@@ -26,6 +27,7 @@ nothing but time.
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 from collections.abc import Callable
@@ -40,6 +42,7 @@ from ..engine import Event
 from .connections import Client, close
 from .game import Game
 from .idempotency import Answer, IdempotentRequest
+from .listing import GameIndex, keys_of
 from .steps import Step
 
 KEY_PREFIX = "scopa:game:"
@@ -110,6 +113,30 @@ local state = redis.call('HGET', KEYS[1], 's')
 local tokens = cjson.encode(cjson.decode(state)['tokens'])
 return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1), tokens}
 """
+
+
+#: KEYS[1] the game hash, KEYS[2] its event list; ARGV[1] the version the caller read,
+#: ARGV[2] the game's commits channel. Deletes both if the game is still at that version
+#: and returns the hash's field names (the kept answers': a creation's names the pointer
+#: to its game, to delete next); an empty list if there is no game; false if it moved
+#: on. Having deleted, publishes -1 on the channel: its streams read the game is gone.
+_DELETE = """
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current then
+  return {}
+end
+if current ~= ARGV[1] then
+  return false
+end
+local fields = redis.call('HKEYS', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+if type(redis.pcall('SPUBLISH', ARGV[2], -1)) == 'table' then
+  redis.call('PUBLISH', ARGV[2], -1)
+end
+return fields
+"""
+#: A kept creation answer's field: ``idem:`` and the keyed hash of its key.
+_CREATION_FIELD = re.compile(r"idem:([0-9a-f]{32})")
 
 
 class NotReplicatedError(redis.exceptions.TimeoutError):
@@ -184,6 +211,7 @@ class GameStore:
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._read_log = client.register_script(_READ_LOG)
         self._read_feed = client.register_script(_READ_FEED)
+        self._delete = client.register_script(_DELETE)
         self._client = client
 
     @property
@@ -324,6 +352,51 @@ class GameStore:
             written = self._cas(keys=keys, args=args, client=client)
         if not written:
             raise VersionConflictError(game.id)
+        if game.owner is not None:  # its listing indexes live as long as it does
+            with client.pipeline(transaction=False) as pipe:
+                for key in keys_of(game.owner, game.player_ids):
+                    pipe.expire(key, self.ttl)
+                pipe.execute()
+
+    @property
+    def index(self) -> GameIndex:
+        """The service keys' listing indexes (:mod:`.listing`)."""
+        return GameIndex(self.redis, self.ttl)
+
+    def delete(self, game: Game) -> None:
+        """Delete ``game`` as it was read: its hash and event log, the pointer of the
+        Idempotency-Key that created it, and its entries in its owner's listing indexes;
+        its streams are told it is gone. VersionConflictError, deleting nothing, if it
+        changed since it was read."""
+        client = self.redis
+        keys = [key_for(game.id), events_key_for(game.id)]
+        fields = self._delete(keys=keys, args=[game.version, channel_for(game.id)], client=client)
+        if fields is None:
+            raise VersionConflictError(game.id)
+        self._confirm()
+        for field in fields:
+            found = _CREATION_FIELD.fullmatch(field if isinstance(field, str) else field.decode())
+            if found:
+                client.delete(CREATION_PREFIX + "{" + found.group(1) + "}")
+        if game.owner is not None:
+            self.index.remove(game.owner, game.id, game.player_ids)
+
+    def load_many(self, game_ids: list[str]) -> list[Game | None]:
+        """The games of ``game_ids`` as last committed (None for one that is gone), read
+        in one round trip (for a listing)."""
+        if not game_ids:
+            return []
+        with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(key_for(game_id), ["v", "s", "n"])
+            replies = pipe.execute()
+        self._confirm()
+        return [
+            None
+            if version is None or state is None
+            else Game.from_state(game_id, int(version), orjson.loads(state), int(logged or 0))
+            for game_id, (version, state, logged) in zip(game_ids, replies, strict=True)
+        ]
 
     def events(
         self, game_id: str, start: int = 0, *, shared: bool = False

@@ -16,17 +16,27 @@ from ....play import Creation, Game, Joining, Lobby, Step, join_code
 from ...context import server_secret
 from ...problems import etag
 from ...schemas import declarations_view
+from ...service_keys import requesting_key
 
 
 def view_of(game: Game, seat: int | None) -> dict[str, Any]:
-    """The game as ``seat`` sees it (a spectator: None)."""
+    """The game as ``seat`` sees it (a spectator: None). Each seat's ``player_id`` is
+    shown to the service key that created the game (whatever seat it reads as) and to
+    that seat's own token, to nobody else."""
     match = game.match
     shown = lobby_view(game.lobby, seat) if match is None else match_view(match, seat)
     view = {"id": game.id, "version": game.version, "seq": game.logged - 1, **shown}
     view["rules"] = rules_view(view["variant"], view["rules"])
+    keyed = game.owner is not None  # (a game created without a key has no player ids)
+    owner = keyed and requesting_key() == game.owner
     for entry, level in zip(view["seats"], game.bots, strict=True):
         entry["bot"] = level
         entry["open"] = entry["name"] is None
+        if keyed and (owner or entry["seat"] == seat):
+            entry["player_id"] = game.player_id(entry["seat"])
+    if game.aborted is not None:
+        view["status"] = Status.ABORTED
+        view["turn"] = None
     view["join"] = None  # the seated may pass the code on; nobody else sees it
     if game.lobby is not None and seat is not None:
         code = join_code(server_secret(), game.id, game.join_generation)
@@ -36,6 +46,8 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
     view["clock"] = None if clock is None else {"seconds": clock, "deadline": _utc(game.deadline)}
     view["previous"] = game.previous
     view["next"] = game.next
+    view["abort_reason"] = game.aborted
+    view["metadata"] = game.metadata
     return view
 
 
@@ -119,6 +131,7 @@ def created(creation: Creation, tokens: list[str | None]) -> dict[str, Any]:
                 "bot": seat["bot"],
                 "open": seat["open"],
                 "token": tokens[seat["seat"]],
+                **({"player_id": seat["player_id"]} if "player_id" in seat else {}),
             }
             for seat in state["seats"]
         ],

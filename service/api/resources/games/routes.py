@@ -35,10 +35,21 @@ from ...headers import (
     unchanged,
 )
 from ...problems import STORE_ERRORS, Problem, ProblemType, etag
-from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_AUTH, seat_of, seat_required
-from ...service_keys import requesting_key
+from ...seats import (
+    AS_SEAT,
+    BAD_TOKEN,
+    OPTIONAL_SEAT_AUTH,
+    SEAT_AUTH,
+    SEAT_NAMED,
+    X_SEAT,
+    check_owner,
+    seat_of,
+    seat_required,
+)
+from ...service_keys import KEY_AUTH, NOT_A_KEY, requesting_key, require_key
 from . import answers
 from .schemas import (
+    AbortRequestSchema,
     BotMovesSchema,
     CreateGameSchema,
     DeclarationRequestSchema,
@@ -138,6 +149,16 @@ class GameCollection(MethodView):
         if any(seat.get("bot") for seat in body.get("seats") or ()):
             ratelimit.charge("bots")
             ratelimit.afford(ratelimit.COMPUTER_SEATS_RESERVE)
+        owner = requesting_key()
+        player_ids = [seat.get("player_id") for seat in body.get("seats") or ()]
+        if owner is None and (any(player_ids) or body.get("metadata")):
+            raise Problem(
+                422,
+                ProblemType.VALIDATION,
+                "`player_id` and `metadata` are for games a service key creates: send "
+                "'Authorization: Bearer <key secret>', or leave them out.",
+                errors={"metadata" if body.get("metadata") else "seats": ["Needs a service key."]},
+            )
         request = creation_request(body)
         game_id = play.new_game_id()
         if request is not None:
@@ -150,9 +171,12 @@ class GameCollection(MethodView):
             game_id,
             secret=server_secret(),
             payer=ratelimit.payer(),
-            owner=requesting_key(),
+            owner=owner,
+            player_ids=player_ids,
+            metadata=body.get("metadata"),
             bot_only_max_target=bot_only_max_target(),
         )
+        index(creation.game)
         created = answers.created(creation, creation.tokens)
         kept = None
         if request is not None:  # kept with its tokens sealed: none is stored as it is
@@ -168,6 +192,14 @@ class GameCollection(MethodView):
             return earlier
         committed(creation)
         return created, 201, answers.created_headers(game_id, creation.version)
+
+
+def index(game: Game) -> None:
+    """Put a game a service key creates in its key's listings, before it is committed
+    (a listing skips an id whose game is not stored yet: service/play/listing.py)."""
+    if game.owner is not None:
+        assert game.created_at is not None, "a game is created with its time"
+        store().index.add(game.owner, game.id, round(game.created_at * 1000), game.player_ids)
 
 
 def _sealed(seats: list[dict[str, Any]], key: str, game_id: str) -> list[dict[str, Any]]:
@@ -201,9 +233,9 @@ class GameItem(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG)
     @blp.documents(
         "getGame",
-        {**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS},
+        {**BAD_TOKEN, **SEAT_NAMED, **NOT_FOUND, **STORE_ERRORS},
         security=OPTIONAL_SEAT_AUTH,
-        parameters=[IF_NONE_MATCH],
+        parameters=[AS_SEAT, IF_NONE_MATCH],
         responses=NOT_MODIFIED,
     )
     def get(self, game_id: str) -> Any:
@@ -218,10 +250,85 @@ class GameItem(MethodView):
         return answers.view_of(game, seat), 200, {**etag(game.version), **PER_VIEWER}
 
 
+    @blp.response(204)
+    @blp.documents(
+        "deleteGame",
+        {
+            **NOT_A_KEY,
+            404: "No game has this id, or its key did not create it (a key sees only "
+            "its own games).",
+            409: "The game is still waiting or being played: abort it first. Or it changed "
+            "while being deleted: try again.",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def delete(self, game_id: str) -> Any:
+        """Delete a game
+
+        For the service key that created it: a finished or aborted game is deleted at
+        once, with everything the service keeps of it (its log, its kept answers, its
+        place in the key's listings); its streams end (`gone`). Then it is a 404, as a
+        game that never existed."""
+        require_key()
+        game = store().load(game_id)
+        check_owner(game)
+        if game.status not in (Status.FINISHED, Status.ABORTED):
+            raise Problem(
+                409,
+                ProblemType.MATCH_NOT_OVER,
+                f"The game is {game.status}: only a finished or aborted game can be "
+                f"deleted. Abort it first (POST /v1/games/{game_id}/abort).",
+            )
+        store().delete(game)
+        return "", 204
+
+
+@blp.route("/<string:game_id>/abort")
+class AbortGame(MethodView):
+    @blp.arguments(AbortRequestSchema)
+    @blp.response(200, GameViewSchema, headers=ETAG)
+    @blp.documents(
+        "abortGame",
+        {
+            **NOT_A_KEY,
+            404: "No game has this id, or its key did not create it (a key sees only "
+            "its own games).",
+            409: "The game is finished or aborted already (`/problems/match-over`, "
+            "`/problems/match-aborted`). Or it changed while being aborted: try again.",
+            422: "`reason` is missing, empty, over 200 characters, or holds a control "
+            "character.",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def post(self, body: dict[str, Any], game_id: str) -> Any:
+        """Abort a game
+
+        For the service key that created it: stop a game that waits for people or is
+        being played. Its status is `aborted`, with no winner; its log ends with an
+        `aborted` event holding the reason; its streams send that event and end
+        (`aborted`); its clock stops and its computer players play no more. Moves, joins
+        and the like are then 409 (`/problems/match-aborted`). Answers the game as a
+        spectator sees it (with every seat's `player_id`: the key's view)."""
+        require_key()
+        game = store().load(game_id)
+        check_owner(game)
+        step = play.abort(game, body["reason"])
+        store().commit(step)
+        committed(step)
+        return answers.view_of(step.game, None), 200, etag(step.version)
+
+
 @blp.route("/<string:game_id>/legal-moves")
 class LegalMoves(MethodView):
     @blp.response(200, SeatMovesSchema, headers=ETAG)
-    @blp.documents("listLegalMoves", {**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS}, security=SEAT_AUTH)
+    @blp.documents(
+        "listLegalMoves",
+        {**BAD_TOKEN, **NOT_FOUND, **SEAT_NAMED, **STORE_ERRORS},
+        security=SEAT_AUTH,
+        parameters=[AS_SEAT],
+    )
     def get(self, game_id: str) -> Any:
         """List your legal moves
 
@@ -248,11 +355,12 @@ class Moves(MethodView):
             "Not for a retry with the Idempotency-Key of a move that was made: that gets "
             "the stored 200, its If-Match stale because of the move itself.",
             422: "An illegal or ambiguous move: `detail` says why, `legal_captures` lists "
-            "what the card may take. Or an Idempotency-Key reused with another body.",
+            "what the card may take. Or an Idempotency-Key reused with another body."
+            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[X_SEAT, IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
     )
     def post(self, body: dict[str, Any], game_id: str) -> Any:
         """Play a move
@@ -306,11 +414,12 @@ class Declarations(MethodView):
             422: "A declaration the rules refuse (another variant, not your first turn of "
             "the deal, declared already, cards that make no such declaration, a `matta_as` "
             "the 7C cannot take): `detail` says why. Or an Idempotency-Key reused with "
-            "another body.",
+            "another body."
+            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
-        parameters=[IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
+        parameters=[X_SEAT, IF_MATCH, IDEMPOTENCY_KEY_PARAMETER],
     )
     def post(self, body: dict[str, Any], game_id: str) -> Any:
         """Declare your cards (Cirulla)
@@ -366,8 +475,9 @@ class HandScores(MethodView):
     @blp.response(200, HandListSchema)
     @blp.documents(
         "listHandScores",
-        {**BAD_TOKEN, **NOT_FOUND, **STORE_ERRORS},
+        {**BAD_TOKEN, **SEAT_NAMED, **NOT_FOUND, **STORE_ERRORS},
         security=OPTIONAL_SEAT_AUTH,
+        parameters=[AS_SEAT],
     )
     def get(self, game_id: str) -> Any:
         """List the scores of finished hands
@@ -386,11 +496,13 @@ class HandScore(MethodView):
         "getHandScore",
         {
             **BAD_TOKEN,
+            **SEAT_NAMED,
             404: "No game has this id, or the match has no hand with this number.",
             409: "This hand is still being played, or the match has not started.",
             **STORE_ERRORS,
         },
         security=OPTIONAL_SEAT_AUTH,
+        parameters=[AS_SEAT],
     )
     def get(self, game_id: str, number: int) -> Any:
         """Read a finished hand's score
@@ -426,7 +538,8 @@ class EventLog(MethodView):
         {
             **BAD_TOKEN,
             **NOT_FOUND,
-            422: "`after` is not an integer from -1 on.",
+            422: "`after` is not an integer from -1 on."
+            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
             **STORE_ERRORS,
         },
         security=OPTIONAL_SEAT_AUTH,
@@ -458,11 +571,13 @@ class BotTurns(MethodView):
         {
             **NOT_FOUND,
             **BAD_TOKEN,
+            **SEAT_NAMED,
             409: "No move is due: the seat to play is a person's whose time has not run "
             "out, or the match is not being played.",
             **STORE_ERRORS,
         },
         security=OPTIONAL_SEAT_AUTH,
+        parameters=[X_SEAT],
     )
     def post(self, game_id: str) -> Any:
         """Let the computer players move
@@ -507,6 +622,7 @@ class JoinGame(MethodView):
         sees it (the variant, target, rules, who sits where, which seats are open),
         also when the game has no spectators."""
         game = store().load(game_id)
+        check_owner(game)
         play.check_join_code(game, query["code"], server_secret())
         if game.lobby is None:
             raise play.NoOpenSeatError("the match has started: every seat is taken")
@@ -536,6 +652,7 @@ class JoinGame(MethodView):
         `playing`. Send an Idempotency-Key to retry safely: a retry gets the same seat
         and token."""
         game = store().load(game_id)
+        check_owner(game)
         request = join_request(body)
         if request is not None and (earlier := store().earlier_answer(game_id, request)):
             return _join_replay(earlier, request.key, game_id)
@@ -574,6 +691,7 @@ class JoinCode(MethodView):
         "rotateJoinCode",
         {
             **BAD_TOKEN,
+            **SEAT_NAMED,
             403: "The token is not the seat of whoever created the game.",
             **NOT_FOUND,
             409: "No seat to take: the match has started, so there is no code. Or another "
@@ -581,6 +699,7 @@ class JoinCode(MethodView):
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
+        parameters=[X_SEAT],
     )
     def post(self, game_id: str) -> Any:
         """Give the game a new join code
@@ -603,12 +722,14 @@ class LeaveGame(MethodView):
         "leaveGame",
         {
             **BAD_TOKEN,
+            **SEAT_NAMED,
             **NOT_FOUND,
             409: "The match has started: a seat can leave only before. Or another change "
             "was stored first: try again.",
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
+        parameters=[X_SEAT],
     )
     def post(self, game_id: str) -> Any:
         """Leave before the match starts
@@ -629,11 +750,13 @@ class Rematch(MethodView):
         "rematchGame",
         {
             **BAD_TOKEN,
+            **SEAT_NAMED,
             **NOT_FOUND,
             409: "The match is not over yet (or has not started).",
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
+        parameters=[X_SEAT],
         responses={"201": REMATCH_CREATED},
     )
     def post(self, game_id: str) -> Any:
@@ -667,6 +790,7 @@ class Rematch(MethodView):
             if any(game.bots):
                 ratelimit.afford(ratelimit.COMPUTER_SEATS_RESERVE)
             creation = play.rematch(game, server_secret(), bot_settings(), payer=ratelimit.payer())
+            index(creation.game)
             try:
                 store().commit(creation)
             except VersionConflictError:  # another seat created it at the same time

@@ -9,7 +9,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
 from ....engine.variants.cirulla import CaptureKind
-from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
+from ....play import MAX_ABORT_REASON, MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fields import (
     MAX_NAME_CODE_POINTS,
     Boolean,
@@ -35,6 +35,7 @@ from ...schemas import (
     MattaAs,
     SideScoreSchema,
 )
+from ...seats import AsSeat
 
 #: What every name field's description adds.
 NAME_RULES = (
@@ -55,7 +56,64 @@ def Name(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
     )
 
 
+#: Text a platform sends (an abort's reason, metadata): no control characters.
+NO_CONTROLS = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="No control characters.")
+#: A platform's player id: printable ASCII, no spaces (a UUID, a number, "user:42").
+MAX_PLAYER_ID = 64
+PLAYER_ID = validate.Regexp(
+    r"^[\x21-\x7e]{1,64}$",
+    error=f"1 to {MAX_PLAYER_ID} printable ASCII characters, no spaces.",
+)
+#: A game's metadata: at most this many entries, of at most this many bytes in all (keys
+#: and values, UTF-8); keys of letters, digits and _ . - (they are listing filters:
+#: `metadata.<key>=<value>`).
+MAX_METADATA_ENTRIES = 16
+MAX_METADATA_BYTES = 1024
+METADATA_KEY = validate.Regexp(
+    r"^[A-Za-z0-9_.-]{1,40}$", error="1 to 40 letters, digits, _ . or -."
+)
+
+
+def PlayerId(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A seat's player id, the platform's own."""
+    return fields.String(
+        validate=PLAYER_ID, metadata={"description": description, "example": "user-8812"}, **kwargs
+    )
+
+
+def check_metadata(value: dict[str, str]) -> None:
+    """Metadata within its bounds (entries, bytes)."""
+    if len(value) > MAX_METADATA_ENTRIES:
+        raise ValidationError(f"At most {MAX_METADATA_ENTRIES} entries.")
+    size = sum(len(k.encode()) + len(v.encode("utf-8", "surrogatepass")) for k, v in value.items())
+    if size > MAX_METADATA_BYTES:
+        raise ValidationError(
+            f"At most {MAX_METADATA_BYTES} bytes of keys and values in all (UTF-8); these "
+            f"are {size}."
+        )
+
+
+def Metadata(**kwargs: Any) -> fields.Dict:  # noqa: N802
+    return fields.Dict(
+        keys=fields.String(validate=METADATA_KEY),
+        values=fields.String(validate=[validate.Length(max=MAX_METADATA_BYTES), NO_CONTROLS]),
+        metadata={
+            "description": f"The platform's own data about the game, as text: at most "
+            f"{MAX_METADATA_ENTRIES} entries of {MAX_METADATA_BYTES} bytes in all, keys of "
+            "letters, digits and `_ . -`. Shown to everyone who sees the game; a key lists "
+            "its games by it (`metadata.<key>=<value>`).",
+            "example": {"tournament": "spring-cup", "round": "3"},
+        },
+        **kwargs,
+    )
+
+
 class SeatSpecSchema(StrictSchema):
+    player_id = PlayerId(
+        f"With a service key: the platform's id of this seat's player (1 to "
+        f"{MAX_PLAYER_ID} printable ASCII characters), shown only to the key and to this "
+        "seat itself, never to the other seats or spectators; the key lists games by it."
+    )
     name = Name(
         "The player's display name (1-40 characters); null, or left out with `open`, "
         "leaves the seat open for someone to join. A computer player's seat may leave it "
@@ -157,6 +215,7 @@ class CreateGameSchema(StrictSchema):
             "its stream) needs a seat's token; nobody can watch."
         },
     )
+    metadata = Metadata(validate=check_metadata)
 
     @validates_schema
     def _nothing_known_of_joiners_hands(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -201,8 +260,8 @@ class DeclarationRequestSchema(StrictSchema):
 
 
 class SeatViewSchema(ResponseSchema):
-    #: Only in variants with declarations (Cirulla).
-    optional = frozenset({"exposed", "declared_points"})
+    #: Only in variants with declarations (Cirulla); only to whom it may be shown.
+    optional = frozenset({"exposed", "declared_points", "player_id"})
 
     seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
     name = fields.String(allow_none=True, metadata={"description": "Null while the seat is open."})
@@ -226,6 +285,12 @@ class SeatViewSchema(ResponseSchema):
             "description": "Cirulla only: the points of this seat's declarations in the "
             "current hand (C3.1)."
         }
+    )
+    player_id = PlayerId(
+        "The platform's id of this seat's player, as given at creation (null: none): "
+        "only to the service key that created the game and to this seat's own token; "
+        "absent for everyone else.",
+        allow_none=True,
     )
 
 
@@ -305,7 +370,8 @@ class GameViewSchema(ResponseSchema):
         validate=validate.OneOf([s.value for s in Status]),
         metadata={
             "description": "`waiting`: open seats to take, nothing dealt yet; `playing`; "
-            "`finished`."
+            "`finished`; `aborted`: stopped by the service key that created it "
+            "(`abort_reason` says why), with no winner and no more moves."
         },
     )
     target = Integer()
@@ -372,6 +438,11 @@ class GameViewSchema(ResponseSchema):
             "(`POST /v1/games/{id}/rematch`), else null."
         },
     )
+    abort_reason = fields.String(
+        allow_none=True,
+        metadata={"description": "Why the game was aborted; null unless its status is `aborted`."},
+    )
+    metadata = Metadata()
 
 
 class SeatMovesSchema(ResponseSchema):
@@ -609,6 +680,17 @@ class RematchEventSchema(EventBaseSchema):
     game = fields.String(metadata={"description": "The next match's game id."})
 
 
+class AbortedEventSchema(EventBaseSchema):
+    class Meta:
+        description = (
+            "The service key that created the game aborted it: no winner, nothing more "
+            "happens in it (its stream ends after this event)."
+        )
+
+    type = Kind(EventKind.ABORTED)
+    reason = fields.String(metadata={"description": "Why, as the key said."})
+
+
 #: The schema of each kind of event.
 EVENT_SCHEMAS: dict[str, type[EventBaseSchema]] = {
     EventKind.SEAT_JOINED: SeatJoinedEventSchema,
@@ -622,6 +704,7 @@ EVENT_SCHEMAS: dict[str, type[EventBaseSchema]] = {
     EventKind.HAND_OVER: HandOverEventSchema,
     EventKind.MATCH_OVER: MatchOverEventSchema,
     EventKind.REMATCH: RematchEventSchema,
+    EventKind.ABORTED: AbortedEventSchema,
 }
 
 
@@ -638,6 +721,8 @@ def Events(description: str | None = None) -> fields.List:  # noqa: N802
 
 
 class CreatedSeatSchema(ResponseSchema):
+    optional = frozenset({"player_id"})
+
     seat = Integer()
     name = fields.String(allow_none=True, metadata={"description": "Null for an open seat."})
     team = Integer()
@@ -653,6 +738,11 @@ class CreatedSeatSchema(ResponseSchema):
             "send it as `Authorization: Bearer <token>`. Null for a computer player and "
             "an open seat."
         },
+    )
+    player_id = PlayerId(
+        "The platform's id of this seat's player (null: none); only when a service key "
+        "created the game.",
+        allow_none=True,
     )
 
 
@@ -710,6 +800,7 @@ def After(description: str, **kwargs: Any) -> fields.Integer:  # noqa: N802
 
 
 class EventQuerySchema(StrictSchema):
+    as_seat = AsSeat()
     after = After(
         "Only the events after the one with this `seq` (-1, or left out: from the first)."
     )
@@ -720,6 +811,18 @@ class InvitationQuerySchema(StrictSchema):
         required=True,
         validate=validate.Length(min=1, max=64),
         metadata={"description": "The game's join code."},
+    )
+
+
+class AbortRequestSchema(StrictSchema):
+    reason = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=MAX_ABORT_REASON), NO_CONTROLS],
+        metadata={
+            "description": f"Why the game is aborted (1 to {MAX_ABORT_REASON} characters): "
+            "in its `aborted` event and its view, for everyone who follows it.",
+            "example": "The tournament round was cancelled.",
+        },
     )
 
 

@@ -22,13 +22,15 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from ....engine import EventKind, Status
 from ....play import GameNotFoundError, connections, hash_token, live
 from ...addresses import client_key
 from ...context import store
 from ...fields import StrictSchema
 from ...problems import STORE_ERRORS, Problem, ProblemType, rate_limited
-from ...seats import OPTIONAL_SEAT_AUTH, bearer_token
+from ...seats import OPTIONAL_SEAT_AUTH, AsSeat, bearer_token
 from ...seats import seat_of as seat_of_token
+from ...service_keys import requesting_key
 from . import answers
 from .routes import NOT_FOUND, blp
 from .schemas import After, EventLogSchema, GameViewSchema
@@ -61,7 +63,9 @@ Server-sent events (`text/event-stream`), in this order:
    the game expired (do not reconnect: it is a 404 now); `{"reason": "revoked"}` when
    the token the stream was opened with no longer holds its seat (the seat left, and
    may be someone else's now): nothing after that point is sent, and reconnecting with
-   that token is a 401; or `{"reason": "reconnect"}` (the stream's maximum duration, an
+   that token is a 401; `{"reason": "aborted"}` after the game's `aborted` event (the
+   service key that created it aborted it: nothing more comes; do not reconnect); or
+   `{"reason": "reconnect"}` (the stream's maximum duration, an
    hour unless configured, or the server shutting down): reconnect with
    `Last-Event-ID` (EventSource does) and nothing is lost.
 
@@ -117,7 +121,9 @@ STREAM_EVENT = {
                     "Why the stream ends.",
                     {
                         "type": "object",
-                        "properties": {"reason": {"enum": ["gone", "revoked", "reconnect"]}},
+                        "properties": {
+                            "reason": {"enum": ["gone", "revoked", "aborted", "reconnect"]}
+                        },
                         "required": ["reason"],
                     },
                 ),
@@ -140,6 +146,7 @@ class StreamHeadersSchema(ma.Schema):
 
 
 class StreamQuerySchema(StrictSchema):
+    as_seat = AsSeat()
     after = After(
         "Resume after the event with this `seq` (-1: from the first event). Left out, the "
         "events after the state. A `Last-Event-ID` header wins."
@@ -166,10 +173,11 @@ class StreamSettings:
 @dataclass(frozen=True)
 class Holder:
     """The seat a stream was opened for, and the hash of the token it was opened with:
-    the stream goes on only while that token holds that seat."""
+    the stream goes on only while that token holds that seat. None for a service key
+    acting for the seat (``as_seat``): the key holds every seat of its games."""
 
     seat: int
-    token_hash: str
+    token_hash: str | None
 
 
 @blp.route("/<string:game_id>/stream")
@@ -183,7 +191,8 @@ class GameStream(MethodView):
             "has no spectators and no token came.",
             **NOT_FOUND,
             422: "`after` or `Last-Event-ID` is not an integer from -1 on, or the token came "
-            "both as `access_token` and in Authorization.",
+            "both as `access_token` and in Authorization."
+            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
             429: "Too many requests from this address or token, or too many streams open at "
             "once from this address (its network prefix), of this game's spectators or of "
             "this seat: `detail` says which; retry after `Retry-After` seconds.",
@@ -210,7 +219,8 @@ class GameStream(MethodView):
         try:
             game = store().load(game_id)
             seat = seat_of_token(game, required=False)
-            holder = None if seat is None else Holder(seat, hash_token(str(bearer_token())))
+            token_hash = None if requesting_key() else hash_token(str(bearer_token()))
+            holder = None if seat is None else Holder(seat, token_hash)
             settings = stream_settings(game_id, seat)
             release = releaser(follower, settings)
             cursor = game.logged - 1 if start is None else start
@@ -220,7 +230,7 @@ class GameStream(MethodView):
             raise
         store().release()  # the thread waits without a connection (reads are pooled)
         response = Response(
-            _stream(follower, holder, cursor, state, settings, release),
+            _stream(follower, holder, cursor, state, settings, release, game.status),
             mimetype="text/event-stream",
             headers={
                 "Cache-Control": "private, no-cache, no-transform",
@@ -371,14 +381,16 @@ def _stream(
     state: bytes,
     settings: StreamSettings,
     release: Callable[[], None],
+    status: Status = Status.PLAYING,
 ) -> Iterator[bytes]:
     """The stream's body: the state, then each event after ``cursor`` as it comes, a
     keep-alive comment when due, and ``end``. A seat's stream checks, with each read of
     the log, that its token still holds its seat (a seat that left, and whoever takes it
     next, would otherwise be followed with the new holder's cards): once it does not,
-    nothing more is sent but ``end`` (revoked). Never raises (whatever fails ends the
-    stream, and the client reconnects): an error here would reach the server's log
-    with the URL, and the URL may hold a token."""
+    nothing more is sent but ``end`` (revoked). A game aborted (``status``, as the
+    stream opened, or its ``aborted`` event) ends it once its log is sent. Never
+    raises (whatever fails ends the stream, and the client reconnects): an error here
+    would reach the server's log with the URL, and the URL may hold a token."""
     reason = "reconnect"
     seat = None if holder is None else holder.seat
     try:
@@ -396,7 +408,7 @@ def _stream(
                 break
             except connections.ERRORS:
                 read = None  # read again at the next news or keep-alive
-            if read is not None and holder is not None:
+            if read is not None and holder is not None and holder.token_hash is not None:
                 if not read.holds(holder.seat, holder.token_hash):
                     reason = "revoked"
                     break
@@ -404,6 +416,11 @@ def _stream(
             if events:
                 yield log_events(events, cursor + 1, seat)
                 cursor += len(events)
+                if any(event["type"] == EventKind.ABORTED for event in events):
+                    status = Status.ABORTED
+            if status is Status.ABORTED and read is not None:
+                reason = "aborted"
+                break
             now = time.monotonic()
             if live.stopping() or now >= deadline:
                 break

@@ -19,8 +19,8 @@ from ...blueprint import Blueprint
 from ...context import bot_settings, store
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...schemas import ListedMovesQuerySchema, declarations_view
-from ...seats import BAD_TOKEN, SEAT_AUTH, seat_required
-from .schemas import HintSchema, MoveAnalysesSchema, PositionHintSchema
+from ...seats import AS_SEAT, BAD_TOKEN, SEAT_AUTH, SEAT_NAMED, seat_required
+from .schemas import GameAnalysisQuerySchema, HintSchema, MoveAnalysesSchema, PositionHintSchema
 
 blp = Blueprint(
     "hints",
@@ -53,11 +53,13 @@ class GameHint(MethodView):
         "getGameHint",
         {
             **BAD_TOKEN,
+            **SEAT_NAMED,
             404: "No game has this id (it never existed, or it expired).",
             409: "It is not your turn, or the match is over.",
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
+        parameters=[AS_SEAT],
     )
     def get(self, game_id: str) -> Any:
         """Hint for your move
@@ -70,7 +72,7 @@ class GameHint(MethodView):
 
 @blp.route("/games/<string:game_id>/analysis")
 class GameAnalysis(MethodView):
-    @blp.arguments(ListedMovesQuerySchema, location="query", as_kwargs=True)
+    @blp.arguments(GameAnalysisQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, MoveAnalysesSchema)
     @blp.documents(
         "getGameAnalysis",
@@ -78,12 +80,13 @@ class GameAnalysis(MethodView):
             **BAD_TOKEN,
             404: "No game has this id (it never existed, or it expired).",
             409: "It is not your turn, or the match is over.",
-            422: "`limit` is out of its range.",
+            422: "`limit` is out of its range."
+            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
     )
-    def get(self, game_id: str, limit: int) -> Any:
+    def get(self, game_id: str, limit: int, **_as_seat: int) -> Any:
         """Analysis of every move
 
         Every legal move of your seat now, with the point margin of the hand the

@@ -20,7 +20,8 @@ from ...fields import (
     check_rules_fit,
 )
 from ...responses import ResponseSchema
-from ...schemas import LegalDeclarationSchema, LegalMoveSchema
+from ...schemas import LegalDeclarationSchema, LegalMoveSchema, ListedMovesQuerySchema
+from ...seats import AsSeat
 
 
 class HintSchema(ResponseSchema):
@@ -326,3 +327,10 @@ class MoveAnalysesSchema(ResponseSchema):
         required=True,
         metadata={"description": "There are more legal moves (`legal`) than `moves` lists."},
     )
+
+
+class GameAnalysisQuerySchema(ListedMovesQuerySchema):
+    """The analysis of a game's seat: how many moves, and the seat a service key reads
+    as."""
+
+    as_seat = AsSeat()
