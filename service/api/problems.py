@@ -85,6 +85,10 @@ class ProblemType(StrEnum):
     HAND_IN_PROGRESS = "/problems/hand-in-progress"
     HAND_NOT_FOUND = "/problems/hand-not-found"
     RATE_LIMITED = "/problems/rate-limited"
+    WEBHOOK_NOT_FOUND = "/problems/webhook-not-found"
+    WEBHOOK_DELIVERY_NOT_FOUND = "/problems/webhook-delivery-not-found"
+    WEBHOOK_URL_REFUSED = "/problems/webhook-url-refused"
+    TOO_MANY_WEBHOOKS = "/problems/too-many-webhooks"
     STORAGE_UNAVAILABLE = "/problems/storage-unavailable"
     INTERNAL = "/problems/internal"
 
@@ -183,6 +187,22 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
         "That hand is still being played: no score yet.",
     ),
     ProblemType.HAND_NOT_FOUND: ("Hand not found", "The match has no hand with this number."),
+    ProblemType.WEBHOOK_NOT_FOUND: (
+        "Webhook endpoint not found",
+        "The service key has no webhook endpoint with this id.",
+    ),
+    ProblemType.WEBHOOK_DELIVERY_NOT_FOUND: (
+        "Webhook delivery not found",
+        "The endpoint has no delivery with this id (its log keeps the latest 1,000).",
+    ),
+    ProblemType.WEBHOOK_URL_REFUSED: (
+        "Webhook URL refused",
+        "Webhooks go only to https:// URLs at public addresses (after DNS resolution).",
+    ),
+    ProblemType.TOO_MANY_WEBHOOKS: (
+        "Too many webhook endpoints",
+        "The service key has as many webhook endpoints as the service allows.",
+    ),
     ProblemType.RATE_LIMITED: (
         "Too many requests",
         "Over the request rate allowed per address or token; retry after `Retry-After`.",

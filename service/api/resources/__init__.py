@@ -7,6 +7,7 @@ from .health import blp as health
 from .hints import blp as hints
 from .levels import blp as levels
 from .variants import blp as variants
+from .webhooks import blp as webhooks
 
 #: Every blueprint of the API, in the order the spec lists them.
-BLUEPRINTS = (games, hints, variants, levels, cards, analysis, health)
+BLUEPRINTS = (games, webhooks, hints, variants, levels, cards, analysis, health)

@@ -128,11 +128,12 @@ def check_url(
     try:
         addresses, literal = [str(ipaddress.ip_address(host))], True
     except ValueError:
-        literal = False
+        addresses, literal = [], False
+    if not literal:
         try:
             addresses = list(resolver(host, port))
         except (OSError, UnicodeError):
-            raise RefusedAddressError(f"the host {host} does not resolve") from None
+            addresses = []
         if not addresses:
             raise RefusedAddressError(f"the host {host} does not resolve")
     for address in addresses:
