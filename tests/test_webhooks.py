@@ -5,6 +5,7 @@ service must not reach (SSRF), whatever a name resolves to."""
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import re
@@ -14,15 +15,17 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import pytest
+import requests
 from flask import Flask
 from flask.testing import FlaskClient
 from pytest_httpserver import HTTPServer
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
-from werkzeug import Request, Response
+from werkzeug.serving import BaseWSGIServer, make_server
 
 from service import config
 from service.engine import Match
@@ -35,7 +38,7 @@ from service.play.webhooks.addresses import (
 )
 from service.play.webhooks.events import EVENT_TYPES, messages_of
 from service.play.webhooks.queueing import DEFAULT_RETRY_SCHEDULE, retry_schedule, span
-from service.play.webhooks.sending import send
+from service.play.webhooks.sending import send, signed_headers
 from tests.conftest import TEST_SECRET
 from tests.helpers import random_turn
 from tests.live import CARD_CODE, ROOT, free_port
@@ -164,9 +167,7 @@ class TestSending:
         with pytest.raises(WebhookVerificationError):  # a signature replayed for another id
             Webhook(SECRET).verify(data, {**headers, "Webhook-Id": "msg_2"})
 
-    def test_no_redirect_is_followed_and_an_error_is_a_failure(
-        self, receiver: HTTPServer
-    ) -> None:
+    def test_no_redirect_is_followed_and_an_error_is_a_failure(self, receiver: HTTPServer) -> None:
         receiver.expect_request("/moved").respond_with_data(
             "", status=302, headers={"Location": receiver.url_for("/hook")}
         )
@@ -324,3 +325,300 @@ class TestTheApi:
         ):
             answer = client.post("/v1/webhooks", json=body, headers=key())
             assert answer.status_code == 422, body
+
+
+# -- end to end: the API, a real worker and a real receiver --------------------------------
+
+#: How long the receiver is down mid-match (the issue's outage), and the retry schedule
+#: the worker runs with: its retries come at 1, 3, 7, 15, 31 and 63 s after the first
+#: failure, so the one after the outage comes a second or so after the receiver is back.
+OUTAGE_SECONDS = 30.0
+SHORT_SCHEDULE = "1,2,4,8,16,32"
+
+
+def readme_receiver() -> str:
+    """The webhook receiver of the README's "For platforms" section, as it is written."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Webhooks") :]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+class Receiver:
+    """A platform's webhook endpoint: the README's receiver (a Flask app verifying each
+    delivery with the ``standardwebhooks`` package), served on a fixed port of
+    127.0.0.1; it keeps what it handled, and can go down (its socket closed) and come
+    back."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.received: list[dict[str, Any]] = []
+        self.answers: list[int] = []
+        self.server: BaseWSGIServer | None = None
+        self.thread: threading.Thread | None = None
+        self.code: dict[str, Any] = {"__name__": "readme_receiver"}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/scopa/webhooks"
+
+    def load(self, secret: str) -> None:
+        """Run the README's code with the endpoint's secret; what it handles is kept."""
+        os.environ["SCOPA_WEBHOOK_SECRET"] = secret
+        try:
+            exec(compile(readme_receiver(), "README.md", "exec"), self.code)
+        finally:
+            del os.environ["SCOPA_WEBHOOK_SECRET"]
+        self.code["handle"] = lambda event: self.received.append(event)
+        app = self.code["app"]
+        app.after_request(self._answered)
+
+    def _answered(self, response: Any) -> Any:
+        self.answers.append(response.status_code)
+        return response
+
+    def up(self) -> None:
+        if self.server is not None:
+            return
+        self.server = make_server("127.0.0.1", self.port, self.code["app"], threaded=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def down(self) -> None:
+        """Stop, and close the listening socket: a connection is refused at once."""
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            assert self.thread is not None
+            self.thread.join(10)
+            self.server = None
+
+    def ids(self) -> list[str]:
+        """The ids of the events handled, in the order handled (each once: the README's
+        code drops a duplicate)."""
+        return [event["id"] for event in self.received]
+
+
+@pytest.fixture
+def worker(redis_url: str, tmp_path: Any) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """``python -m service.worker`` processes on the tests' Redis, with the settings a
+    test gives (their logs in the test's temporary directory, shown when it fails);
+    each is killed (its whole process group) after the test."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(**settings: str) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "SERVER_SECRET": TEST_SECRET,
+            "EXPERT_BUDGET_MS": "3",
+            "COST_BUDGET_SECONDS_PER_ADDRESS": "0",
+            **settings,
+        }
+        with open(tmp_path / f"worker-{len(started)}.log", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service.worker"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+    for log in sorted(tmp_path.glob("worker-*.log")):
+        print(log.read_text(errors="replace")[-4000:])  # shown if the test failed
+
+
+def register(client: FlaskClient, url: str, events: list[str] | None = None) -> dict[str, Any]:
+    made = client.post(
+        "/v1/webhooks", json={"url": url, "events": events or list(EVENT_TYPES)}, headers=key()
+    )
+    assert made.status_code == 201, made.get_json()
+    endpoint: dict[str, Any] = made.get_json()
+    return endpoint
+
+
+def deliveries(client: FlaskClient, endpoint_id: str) -> list[dict[str, Any]]:
+    """Every delivery of the endpoint's log, oldest first (paging through ``next``)."""
+    found: list[dict[str, Any]] = []
+    url: str | None = f"/v1/webhooks/{endpoint_id}/deliveries?limit=7"
+    while url is not None:
+        page = client.get(url, headers=key()).get_json()
+        found += page["deliveries"]
+        url = page["next"]
+    return found[::-1]
+
+
+def play_a_turn(
+    client: FlaskClient, game_id: str, tokens: list[str | None], rng: random.Random
+) -> str:
+    """The person to play plays a random legal move (the computer player replies within
+    the request); returns the match's status after it."""
+    game = client.get(f"/v1/games/{game_id}", headers=key()).get_json()
+    if game["status"] != "playing":
+        return str(game["status"])
+    token = tokens[game["turn"]]
+    assert token is not None, "the computer player replies within the request"
+    auth = {"Authorization": f"Bearer {token}"}
+    moves = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth).get_json()["moves"]
+    move = rng.choice(moves)
+    played = client.post(
+        f"/v1/games/{game_id}/moves",
+        json={"card": move["card"], "capture": move["capture"]},
+        headers=auth,
+    )
+    assert played.status_code == 200, played.get_json()
+    return str(played.get_json()["state"]["status"])
+
+
+def position(message_id: str) -> tuple[int, int]:
+    """Where a message's event is in its game's log (its creation first, a turn after
+    the events it follows)."""
+    tail = message_id.split(".", 1)[1]
+    if tail == "created":
+        return (-1, 0)
+    number, _, turn = tail.partition(".")
+    return (int(number), 1 if turn else 0)
+
+
+def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
+    keyed: Callable[..., FlaskClient], worker: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """A whole match played by two seats and a computer player, its endpoint's receiver
+    down for 30 s in the middle: once it is back, it has every delivery, each verified
+    by the standardwebhooks package, in the order of the game's log; the delivery log
+    says each succeeded, and shows the attempts that failed meanwhile."""
+    receiver = Receiver()
+    allow = f"127.0.0.1:{receiver.port}"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoint = register(client, receiver.url)
+    receiver.load(endpoint["secret"])
+    receiver.up()
+    worker(WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE)
+    created = client.post(
+        "/v1/games",
+        json={
+            "target": 3,
+            "seats": [
+                {"name": "Ana", "player_id": "u-ana"},
+                {"name": "Bo", "player_id": "u-bo"},
+                {"name": "Cleo", "bot": "random"},
+            ],
+            "metadata": {"round": "1"},
+        },
+        headers=key(),
+    ).get_json()
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    rng = random.Random(29)
+    try:
+        wait_for(lambda: receiver.ids(), 30, "the first delivery")
+        for _ in range(4):  # each turn's deliveries received before the next turn
+            handled = len(receiver.ids())
+            play_a_turn(client, game_id, tokens, rng)
+            wait_for(lambda: len(receiver.ids()) > handled, 30, "the turn's deliveries")
+        receiver.down()
+        went_down = time.monotonic()
+        while play_a_turn(client, game_id, tokens, rng) == "playing":
+            pass
+        # The outage itself: the receiver stays down this long, whatever happens.
+        time.sleep(max(0.0, went_down + OUTAGE_SECONDS - time.monotonic()))
+    finally:
+        receiver.up()
+    log = wait_for(
+        lambda: (
+            (found := deliveries(client, endpoint["id"]))
+            and all(d["status"] == "succeeded" for d in found)
+            and found[-1]["type"] == "game.over"
+            and found
+        ),
+        90,
+        "every delivery succeeding",
+    )
+    ids = receiver.ids()
+    assert ids == [d["id"] for d in log], "every delivery handled once, in the log's order"
+    assert [position(i) for i in ids] == sorted(position(i) for i in ids)
+    assert set(receiver.answers) == {204}, "every delivery's signature verified"
+    failed = [a for d in log for a in d["attempts"] if a["error"]]
+    assert failed and all(a["error"] == "could not connect" for a in failed)
+    assert all(d["attempts"][-1]["status"] == 204 for d in log)
+    kinds = [d["type"] for d in log]
+    assert kinds[:2] == ["game.created", "game.started"] and kinds[-1] == "game.over"
+    assert "hand.over" in kinds and "turn.started" in kinds
+    for event in receiver.received:
+        assert not CARD_CODE.search(orjson.dumps(event).decode()), event
+        game = event["data"]["game"]
+        assert [s["player_id"] for s in game["seats"]] == ["u-ana", "u-bo", None]
+        assert game["metadata"] == {"round": "1"}
+    over = receiver.received[-1]
+    final = client.get(f"/v1/games/{game_id}", headers=key()).get_json()
+    assert over["type"] == "game.over" and over["data"]["winner"] == final["winner"]
+    # The platform asks for one again: the same id, verified, dropped by the receiver.
+    answered = len(receiver.answers)
+    again = client.post(f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}/retry", headers=key())
+    assert again.status_code == 202 and again.get_json()["id"] == ids[0]
+    wait_for(lambda: len(receiver.answers) > answered, 30, "the redelivery")
+    assert receiver.ids() == ids
+    redelivered = client.get(
+        f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}", headers=key()
+    ).get_json()
+    assert redelivered["attempts"][-1]["manual"] is True
+    # A body changed on the way, or signed with another secret, is refused by the verifier.
+    body = orjson.dumps({"id": "msg_x", "type": "game.over", "data": {}}).decode()
+    now = datetime.now(UTC)
+    headers = signed_headers(endpoint["secret"], "msg_x", body, now)
+    forged = signed_headers("whsec_" + "A" * 43, "msg_x", body, now)
+    post = functools.partial(requests.post, receiver.url, timeout=10)
+    assert post(data=body.replace("game.over", "game.started"), headers=headers).status_code == 400
+    assert post(data=body, headers=forged).status_code == 400
+    assert post(data=body, headers=headers).status_code == 204
+    receiver.down()
+
+
+def test_an_address_refused_at_delivery_disables_the_endpoint(
+    keyed: Callable[..., FlaskClient], worker: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """Endpoints registered while the operator allowed their hosts, delivered to by a
+    worker that no longer allows them: a loopback address, a name that resolves to one,
+    the metadata address. Nothing is sent; each delivery is refused on every attempt,
+    then given up, and its endpoint disabled, saying why."""
+    receiver = Receiver()
+    receiver.load(SECRET)
+    receiver.up()
+    port = receiver.port
+    urls = {
+        f"https://127.0.0.1:{port}/hook": "127.0.0.1 is a loopback address",
+        f"https://localhost:{port}/hook": "localhost resolves to",
+        "https://169.254.169.254/hook": "169.254.169.254 is a cloud metadata address",
+    }
+    allow = f"127.0.0.1:{port},localhost:{port},169.254.169.254"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoints = {url: register(client, url, ["game.created"]) for url in urls}
+    worker(WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
+    made = client.post("/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}]}, headers=key())
+    assert made.status_code == 201
+    try:
+        for url, says in urls.items():
+            endpoint_id = endpoints[url]["id"]
+            shown = wait_for(
+                lambda e=endpoint_id: (
+                    (found := client.get(f"/v1/webhooks/{e}", headers=key()).get_json())["disabled"]
+                    and found
+                ),
+                30,
+                f"{url} disabled",
+            )
+            assert "failed 2 attempts over 1 s" in shown["disabled_reason"]
+            assert says in shown["disabled_reason"]
+            (delivery,) = deliveries(client, endpoint_id)
+            assert delivery["status"] == "failed" and len(delivery["attempts"]) == 2
+            assert all(a["error"].startswith("refused: ") for a in delivery["attempts"])
+            assert all(says in a["error"] for a in delivery["attempts"])
+        assert not receiver.answers
+    finally:
+        receiver.down()

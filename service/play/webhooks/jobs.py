@@ -95,7 +95,7 @@ def dispatch(game_id: str) -> int:
 def _start(owner: str, endpoint_id: str, game_id: str, message_id: str, delay: int = 0) -> None:
     """Queue the job that delivers the head of the (endpoint, game) queue, now or in
     ``delay`` seconds."""
-    job_id = f"hook-{endpoint_id}-{message_id}-{int(time.time() * 1000)}"
+    job_id = _job_id("hook", endpoint_id, message_id)
     args = (deliver, owner, endpoint_id, game_id)
     description = f"webhooks of game {game_id} to {endpoint_id}"
     if delay:
@@ -104,6 +104,12 @@ def _start(owner: str, endpoint_id: str, game_id: str, message_id: str, delay: i
         )
     else:
         _queue().enqueue(*args, job_id=job_id, description=description, **_OPTIONS)
+
+
+def _job_id(kind: str, endpoint_id: str, message_id: str) -> str:
+    """A job's id (rq takes letters, digits, _ and -: a message id's dots become _)."""
+    stamp = int(time.time() * 1000)
+    return f"{kind}-{endpoint_id}-{message_id.replace('.', '_')}-{stamp}"
 
 
 def _attempted(delivery: dict[str, Any], attempt: Attempt, *, manual: bool) -> dict[str, Any]:
@@ -187,7 +193,7 @@ def enqueue_redelivery(connection: Any, owner: str, endpoint_id: str, message_id
         owner,
         endpoint_id,
         message_id,
-        job_id=f"hook-retry-{endpoint_id}-{message_id}-{int(time.time() * 1000)}",
+        job_id=_job_id("hook-retry", endpoint_id, message_id),
         description=f"webhook {message_id} again to {endpoint_id}",
         **_OPTIONS,
     )

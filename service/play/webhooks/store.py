@@ -6,10 +6,12 @@ Keys (all of a service key's in one Redis Cluster slot: its name in braces)::
     scopa:hooks:{<owner>}:endpoints        hash: endpoint id -> the endpoint (JSON)
     scopa:hooks:{<owner>}:cursor           hash: game id -> how much of the game's event
                                            log became deliveries
-    scopa:hooks:{<owner>}:pending          hash: endpoint id -> deliveries waiting
+    scopa:hooks:{<owner>}:pending          hash: endpoint id -> deliveries waiting, and
+                                           seq:<endpoint> -> its deliveries' last number
     scopa:hooks:{<owner>}:d:<endpoint>     hash: message id -> the delivery (JSON), its
                                            attempts included
-    scopa:hooks:{<owner>}:log:<endpoint>   sorted set: message ids by creation (ms)
+    scopa:hooks:{<owner>}:log:<endpoint>   sorted set: message ids by their number (in
+                                           the order they were made)
     scopa:hooks:{<owner>}:q:<endpoint>:<game>  list: the game's message ids waiting to be
                                            delivered to the endpoint, oldest first
     scopa:hooks:{<owner>}:qs:<endpoint>    set: the games with such a queue
@@ -132,7 +134,7 @@ class Message:
 #: KEYS[6+4i] its set of queues.
 #: ARGV[1] the game id, ARGV[2] the cursor the caller read ("" none), ARGV[3] the new
 #: cursor, ARGV[4] the TTL, ARGV[5] the most deliveries an endpoint may have waiting,
-#: ARGV[6] now (ms), ARGV[7] the log's length; then for each endpoint: its id, the
+#: ARGV[6] the log's length; then for each endpoint: its id, the
 #: number n of its deliveries, and n pairs (message id, delivery JSON).
 #: Writes only if the cursor is still ARGV[2] (else returns 0: another dispatch did it);
 #: then returns, per endpoint, the length its queue had before (-1: over the most
@@ -145,7 +147,7 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 local result = {}
-local at = 8
+local at = 7
 local index = 0
 while at <= #ARGV do
   local endpoint = ARGV[at]
@@ -159,13 +161,13 @@ while at <= #ARGV do
     for j = 0, count - 1 do
       local id = ARGV[at + 2 + 2 * j]
       redis.call('HSET', KEYS[base], id, ARGV[at + 3 + 2 * j])
-      redis.call('ZADD', KEYS[base + 1], ARGV[6], id)
+      redis.call('ZADD', KEYS[base + 1], redis.call('HINCRBY', KEYS[2], 'seq:' .. endpoint, 1), id)
       redis.call('RPUSH', KEYS[base + 2], id)
     end
     if count > 0 then
       redis.call('HINCRBY', KEYS[2], endpoint, count)
       redis.call('SADD', KEYS[base + 3], ARGV[1])
-      local dropped = redis.call('ZRANGE', KEYS[base + 1], 0, -tonumber(ARGV[7]) - 1)
+      local dropped = redis.call('ZRANGE', KEYS[base + 1], 0, -tonumber(ARGV[6]) - 1)
       if #dropped > 0 then
         redis.call('ZREM', KEYS[base + 1], unpack(dropped))
         redis.call('HDEL', KEYS[base], unpack(dropped))
@@ -267,7 +269,7 @@ class WebhookStore:
         ]
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hdel(endpoints_key(owner), endpoint_id)
-            pipe.hdel(pending_key(owner), endpoint_id)
+            pipe.hdel(pending_key(owner), endpoint_id, f"seq:{endpoint_id}")
             for key in keys:
                 pipe.delete(key)
             found = pipe.execute()[0]
@@ -295,8 +297,7 @@ class WebhookStore:
         (-1: the endpoint has ``most_pending`` waiting, and got none)."""
         now = time.time()
         keys = [cursor_key(owner), pending_key(owner)]
-        args: list[Any] = [game_id, expected, cursor, self.ttl, most_pending, int(now * 1000)]
-        args.append(LOG_LENGTH)
+        args: list[Any] = [game_id, expected, cursor, self.ttl, most_pending, LOG_LENGTH]
         for endpoint_id, messages in deliveries.items():
             keys += [
                 deliveries_key(owner, endpoint_id),
@@ -350,17 +351,22 @@ class WebhookStore:
         self.client.delete(queue_key(owner, endpoint_id, game_id))
 
     def deliveries(
-        self, owner: str, endpoint_id: str, *, before: float | None = None, limit: int = 50
+        self, owner: str, endpoint_id: str, *, before: int | None = None, limit: int = 50
     ) -> list[dict[str, Any]]:
-        """The endpoint's deliveries, newest first, created before ``before`` (ms) if given."""
-        top = f"({int(before)}" if before is not None else "+inf"
-        ids = self.client.zrevrangebyscore(
-            log_key(owner, endpoint_id), top, "-inf", start=0, num=limit
+        """The endpoint's deliveries, newest first, each with its number (``seq``, in
+        the order they were made); only those numbered below ``before`` if given."""
+        top = f"({before}" if before is not None else "+inf"
+        found = self.client.zrevrangebyscore(
+            log_key(owner, endpoint_id), top, "-inf", start=0, num=limit, withscores=True
         )
-        if not ids:
+        if not found:
             return []
-        raw = self.client.hmget(deliveries_key(owner, endpoint_id), ids)
-        return [dict(orjson.loads(r)) for r in raw if r is not None]
+        raw = self.client.hmget(deliveries_key(owner, endpoint_id), [i for i, _ in found])
+        return [
+            {**orjson.loads(r), "seq": int(seq)}
+            for r, (_, seq) in zip(raw, found, strict=True)
+            if r is not None
+        ]
 
 
 class TooManyEndpointsError(RuntimeError):

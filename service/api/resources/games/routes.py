@@ -249,7 +249,6 @@ class GameItem(MethodView):
             return unchanged(game.version)
         return answers.view_of(game, seat), 200, {**etag(game.version), **PER_VIEWER}
 
-
     @blp.response(204)
     @blp.documents(
         "deleteGame",
@@ -296,8 +295,7 @@ class AbortGame(MethodView):
             "its own games).",
             409: "The game is finished or aborted already (`/problems/match-over`, "
             "`/problems/match-aborted`). Or it changed while being aborted: try again.",
-            422: "`reason` is missing, empty, over 200 characters, or holds a control "
-            "character.",
+            422: "`reason` is missing, empty, over 200 characters, or holds a control character.",
             **STORE_ERRORS,
         },
         security=KEY_AUTH,

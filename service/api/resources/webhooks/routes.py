@@ -193,7 +193,7 @@ class Deliveries(MethodView):
         found = _hooks().deliveries(owner, endpoint_id, before=query.get("before"), limit=limit)
         following = None
         if len(found) == limit:
-            oldest = int(found[-1]["created_at"] * 1000)
+            oldest = found[-1]["seq"]
             following = url_for(
                 "webhooks.Deliveries", endpoint_id=endpoint_id, limit=limit, before=oldest
             )
