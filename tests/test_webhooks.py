@@ -521,7 +521,7 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
         for _ in range(4):  # each turn's deliveries received before the next turn
             handled = len(receiver.ids())
             play_a_turn(client, game_id, tokens, rng)
-            wait_for(lambda: len(receiver.ids()) > handled, 30, "the turn's deliveries")
+            wait_for(lambda h=handled: len(receiver.ids()) > h, 30, "the turn's deliveries")
         receiver.down()
         went_down = time.monotonic()
         while play_a_turn(client, game_id, tokens, rng) == "playing":

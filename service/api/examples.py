@@ -266,6 +266,20 @@ REQUESTS: dict[str, Any] = {
     "getPositionAnalysis": {**POSITION, "dealer": 1},
     "scoreHand": PILES,
     "abortGame": {"reason": "The tournament round was cancelled."},
+    "createWebhook": {
+        "url": "https://platform.example/scopa/webhooks",
+        "events": ["game.over", "turn.started"],
+    },
+}
+#: A webhook endpoint as registered (its secret is shown only then).
+WEBHOOK = {
+    "id": "ep_Zp3kR8vQ2mXy7tWa",
+    "url": "https://platform.example/scopa/webhooks",
+    "events": ["game.over", "turn.started"],
+    "created_at": "2026-12-03T14:00:00.000Z",
+    "disabled": False,
+    "disabled_reason": None,
+    "disabled_at": None,
 }
 #: Answers, by operation and status.
 ANSWERS: dict[str, dict[int, Any]] = {
@@ -279,4 +293,6 @@ ANSWERS: dict[str, dict[int, Any]] = {
         200: {"moves": LEGAL_MOVES, "truncated": False, "total": 5, "declarations": []}
     },
     "scoreHand": {200: SCORE},
+    "createWebhook": {201: {**WEBHOOK, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
+    "listWebhooks": {200: {"endpoints": [WEBHOOK]}},
 }

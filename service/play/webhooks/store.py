@@ -27,7 +27,7 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -265,7 +265,7 @@ class WebhookStore:
             deliveries_key(owner, endpoint_id),
             log_key(owner, endpoint_id),
             queues_key(owner, endpoint_id),
-            *(queue_key(owner, endpoint_id, game) for game in queues),
+            *(queue_key(owner, endpoint_id, str(game)) for game in queues),
         ]
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hdel(endpoints_key(owner), endpoint_id)
@@ -356,8 +356,11 @@ class WebhookStore:
         """The endpoint's deliveries, newest first, each with its number (``seq``, in
         the order they were made); only those numbered below ``before`` if given."""
         top = f"({before}" if before is not None else "+inf"
-        found = self.client.zrevrangebyscore(
-            log_key(owner, endpoint_id), top, "-inf", start=0, num=limit, withscores=True
+        found = cast(
+            "list[tuple[str, float]]",
+            self.client.zrevrangebyscore(
+                log_key(owner, endpoint_id), top, "-inf", start=0, num=limit, withscores=True
+            ),
         )
         if not found:
             return []
