@@ -43,11 +43,16 @@ DEFAULT_ENV = {
     "EXPERT_BUDGET_MS": "5",
     "REDIS_TIMEOUT_SECONDS": "1",
     "SERVER_SECRET": "live-tests-secret-0123456789abcdefghijklmnop",
+    # A service key, "live", for the platforms' operations (LIVE_KEY is its secret).
+    "SERVICE_KEYS": "live=live-key-secret-0123456789abcdefghijklmnopq",
     # Event streams end after a second unless a test says otherwise: a client that reads
     # a whole answer (the fuzz tests) gets one; a browser's EventSource reconnects.
     "STREAM_MAX_SECONDS": "1",
 }
 
+
+#: The secret of DEFAULT_ENV's service key.
+LIVE_KEY = "live-key-secret-0123456789abcdefghijklmnopq"
 
 #: A card code standing alone (not inside a longer token such as an id).
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9_-])(10|[1-9])[DCSB](?![A-Za-z0-9_-])")
@@ -237,8 +242,10 @@ class Player:
         self.tokens: list[str] = []
         self.created: dict[str, Any] = {}
 
-    def create(self, **body: Any) -> dict[str, Any]:
-        response = self.http.post(self.base_url + "/v1/games", json=body, timeout=30)
+    def create(self, headers: dict[str, str] | None = None, **body: Any) -> dict[str, Any]:
+        response = self.http.post(
+            self.base_url + "/v1/games", json=body, headers=headers or {}, timeout=30
+        )
         assert response.status_code == 201, response.text
         self.created = response.json()
         self.game_id = self.created["id"]

@@ -248,7 +248,7 @@ class TestTransport:
         [
             ("PATCH", "/v1/games/{id}", {"GET", "DELETE"}),
             ("PUT", "/v1/games/{id}", {"GET"}),
-            ("GET", "/v1/games", {"POST"}),
+            ("PUT", "/v1/games", {"GET", "POST"}),
             ("GET", "/v1/games/{id}/moves", {"POST"}),
             ("POST", "/v1/games/{id}/legal-moves", {"GET"}),
             ("GET", "/v1/legal-moves", {"POST"}),

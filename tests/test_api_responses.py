@@ -117,6 +117,19 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
         client.post("/v1/analysis", json={**position, "piles": [["1C", "1B"], []]}),
         client.post("/v1/score", json={"piles": [["7D", "1D"], ["2C"]]}),
     ]
+    # A platform's: a round with player ids and metadata, a game aborted, the listing.
+    secret = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+    keyed = make_app(REDIS_URL=redis_url, SERVICE_KEYS=f"acme={secret}").test_client()
+    key = {"Authorization": f"Bearer {secret}"}
+    pairing = {"seats": [{"name": "A", "player_id": "a1"}, {"name": "B"}], "metadata": {"r": "1"}}
+    bulk = keyed.post("/v1/games/bulk", json={"games": [pairing, pairing]}, headers=key)
+    assert bulk.status_code == 201, bulk.get_json()
+    game_id = bulk.get_json()["games"][0]["id"]
+    requests += [
+        keyed.post(f"/v1/games/{game_id}/abort", json={"reason": "x"}, headers=key),
+        keyed.get("/v1/games?limit=1", headers=key),
+        keyed.get(f"/v1/games/{game_id}?as_seat=0", headers=key),
+    ]
     for response in requests:
         assert response.status_code == 200, response.get_json()
     assert set(dumped) >= success_schemas(app)

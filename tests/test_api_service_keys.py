@@ -4,7 +4,10 @@ with the games it created, and how its requests are counted."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -518,3 +521,241 @@ class TestPlayerIds:
                 assert [s["player_id"] for s in seats] == [ANA, BO, CARLA]
         finally:
             close_hub(app)
+
+
+# -- listing ------------------------------------------------------------------------------
+
+
+def listing(client: FlaskClient, query: str = "", secret: str = ACME) -> dict[str, Any]:
+    answer = client.get(f"/v1/games{query}", headers=key(secret))
+    assert answer.status_code == 200, answer.get_json()
+    body: dict[str, Any] = answer.get_json()
+    if body["next"] is not None:
+        assert answer.headers["Link"] == f'<{body["next"]}>; rel="next"'
+    else:
+        assert "Link" not in answer.headers
+    return body
+
+
+def every_page(client: FlaskClient, query: str, secret: str = ACME) -> list[list[str]]:
+    pages, url = [], f"/v1/games{query}"
+    while url:
+        answer = client.get(url, headers=key(secret))
+        assert answer.status_code == 200, answer.get_json()
+        pages.append([game["id"] for game in answer.get_json()["games"]])
+        url = answer.get_json()["next"]
+    return pages
+
+
+class TestListing:
+    def test_a_keys_games_newest_first_filtered(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        made = [
+            create(
+                client,
+                seats=[{"name": "A", "player_id": f"p{i % 2}"}, {"name": "B"}],
+                metadata={"i": str(i), "cup": "spring" if i < 3 else "autumn"},
+                variant="cirulla" if i == 4 else "scopa",
+            )["id"]
+            for i in range(5)
+        ]
+        create(client, BETA)  # another key's
+        client.post("/v1/games", json={})  # nobody's
+        assert [g["id"] for g in listing(client)["games"]] == made[::-1]
+        pages = every_page(client, "?limit=2")
+        assert [i for page in pages for i in page] == made[::-1]
+        assert all(len(page) <= 2 for page in pages)
+        games = listing(client, "?player_id=p1")["games"]
+        assert [g["id"] for g in games] == [made[3], made[1]]
+        assert games[0]["seats"][0]["player_id"] == "p1"
+        assert [g["id"] for g in listing(client, "?metadata.cup=spring&metadata.i=1")["games"]] == [
+            made[1]
+        ]
+        assert [g["id"] for g in listing(client, "?variant=cirulla")["games"]] == [made[4]]
+        assert listing(client, "", BETA)["games"][0]["id"] not in made
+        # Status, as the games have it now.
+        client.post(f"/v1/games/{made[2]}/abort", json={"reason": "x"}, headers=key(ACME))
+        aborted = listing(client, "?status=aborted")["games"]
+        assert [(g["id"], g["status"], g["abort_reason"]) for g in aborted] == [
+            (made[2], "aborted", "x")
+        ]
+        assert made[2] not in [g["id"] for g in listing(client, "?status=playing")["games"]]
+        # Creation times (exclusive bounds, to the millisecond).
+        times = {g["id"]: g["created_at"] for g in listing(client, "?limit=100")["games"]}
+        middle = times[made[2]]
+        after = [g["id"] for g in listing(client, f"?created_after={middle}")["games"]]
+        assert after == [i for i in made[::-1] if times[i] > middle] and made[4] in after
+        before = [g["id"] for g in listing(client, f"?created_before={middle}")["games"]]
+        assert before == [i for i in made[::-1] if times[i] < middle] and made[0] in before
+
+    @pytest.mark.parametrize(
+        "query",
+        [
+            "?status=won",
+            "?variant=chess",
+            "?limit=0",
+            "?limit=101",
+            "?created_after=yesterday",
+            "?created_after=2026-01-01T00:00:00",  # no offset
+            "?cursor=bm90LWEtY3Vyc29y",
+            "?metadata.a%20b=c",
+            "?colour=red",
+        ],
+    )
+    def test_a_bad_filter_is_a_422(self, keyed: Callable[..., FlaskClient], query: str) -> None:
+        answer = keyed().get(f"/v1/games{query}", headers=key(ACME))
+        assert answer.status_code == 422, answer.get_json()
+
+    def test_only_a_key_lists(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        game = create(client)
+        for headers in ({}, key(game["seats"][0]["token"])):
+            answer = client.get("/v1/games", headers=headers)
+            assert answer.status_code == 401
+            assert "service key" in answer.get_json()["detail"]
+
+    def test_pages_are_stable_under_concurrent_creation(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        """Games created while a client pages through its listing (by another thread, and
+        many in the same millisecond) never move a page: every game that was there is
+        seen once, in order; the new ones would sort before the first page."""
+        client = keyed()
+        before = [create(client)["id"] for _ in range(12)]
+        stop, created_meanwhile = threading.Event(), []
+
+        def creating() -> None:
+            other = client.application.test_client()
+            while not stop.is_set():
+                created_meanwhile.append(create(other)["id"])
+
+        creator = threading.Thread(target=creating)
+        creator.start()
+        try:
+            seen: list[str] = []
+            url: str | None = "/v1/games?limit=5"
+            while url:
+                while len(created_meanwhile) < 3 * (len(seen) // 5 + 1):
+                    time.sleep(0.01)  # (wait for the creator to have made more: no fixed wait)
+                answer = client.get(url, headers=key(ACME)).get_json()
+                seen += [game["id"] for game in answer["games"]]
+                url = answer["next"]
+        finally:
+            stop.set()
+            creator.join()
+        fresh = set(created_meanwhile)
+        assert [i for i in seen if i not in fresh] == before[::-1]
+        assert len(seen) == len(set(seen))
+
+
+# -- bulk creation ----------------------------------------------------------------------------
+
+
+def pairing(table: int, **more: Any) -> dict[str, Any]:
+    return {
+        "seats": [
+            {"name": "Ana", "player_id": f"a{table}"},
+            {"name": "Bo", "player_id": f"b{table}"},
+        ],
+        "metadata": {"round": "1", "table": str(table)},
+        **more,
+    }
+
+
+class TestBulk:
+    def test_a_round_in_one_call(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        made = client.post(
+            "/v1/games/bulk", json={"games": [pairing(t) for t in range(100)]}, headers=key(ACME)
+        )
+        assert made.status_code == 201, made.get_json()
+        games = made.get_json()["games"]
+        assert len(games) == 100 and len({g["id"] for g in games}) == 100
+        for table, game in enumerate(games):
+            assert [s["player_id"] for s in game["seats"]] == [f"a{table}", f"b{table}"]
+            token = key(game["seats"][0]["token"])
+            view = client.get(f"/v1/games/{game['id']}", headers=token).get_json()
+            assert view["you"] == 0 and view["metadata"]["table"] == str(table)
+        listed = client.get("/v1/games?metadata.round=1&limit=100", headers=key(ACME))
+        assert len(listed.get_json()["games"]) == 100
+        too_many = {"games": [pairing(t) for t in range(101)]}
+        assert client.post("/v1/games/bulk", json=too_many, headers=key(ACME)).status_code == 422
+
+    def test_all_or_none(self, keyed: Callable[..., FlaskClient], redis_url: str) -> None:
+        client = keyed()
+        bad = [pairing(0), pairing(1, target=1000), pairing(2)]
+        refused = client.post("/v1/games/bulk", json={"games": bad}, headers=key(ACME))
+        assert refused.status_code == 422 and "1" in refused.get_json()["errors"]["games"]
+        too_long = {"seats": [{"bot": "greedy"}, {"bot": "greedy"}], "target": 21}
+        bad = [pairing(0), too_long, pairing(2)]  # (a match the engine refuses)
+        refused = client.post("/v1/games/bulk", json={"games": bad}, headers=key(ACME))
+        assert refused.status_code == 422 and refused.get_json()["detail"].startswith("games[1]")
+        late = [pairing(0), pairing(1, start_at="2999-01-01T00:00:00Z")]
+        refused = client.post("/v1/games/bulk", json={"games": late}, headers=key(ACME))
+        assert refused.status_code == 422 and "games[1]" in refused.get_json()["detail"]
+        with_open = [{"seats": [{"name": "A"}, {"open": True}], "start_at": "2999-01-01T00:00:00Z"}]
+        refused = client.post("/v1/games/bulk", json={"games": with_open}, headers=key(ACME))
+        assert refused.status_code == 422 and "open seats" in refused.get_json()["detail"]
+        with redis.Redis.from_url(redis_url) as raw:
+            assert not raw.keys("scopa:game:*") and not raw.keys("scopa:owner:*")
+        # Without a key, nothing either.
+        assert client.post("/v1/games/bulk", json={"games": [pairing(0)]}).status_code == 401
+
+    def test_each_game_counts_against_the_keys_creations(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        client = keyed(SERVICE_KEY_CREATION_LIMIT=5)
+        three = {"games": [pairing(t) for t in range(3)]}
+        assert client.post("/v1/games/bulk", json=three, headers=key(ACME)).status_code == 201
+        over = client.post("/v1/games/bulk", json=three, headers=key(ACME))
+        assert over.status_code == 429 and "Retry-After" in over.headers
+        listed = client.get("/v1/games", headers=key(ACME)).get_json()["games"]
+        assert len(listed) == 3  # the refused round made nothing
+
+    def test_no_move_before_start_at_and_the_clock_starts_then(
+        self, keyed: Callable[..., FlaskClient], redis_url: str
+    ) -> None:
+        client = keyed()
+        start = datetime.now(UTC) + timedelta(seconds=30)
+        game = client.post(
+            "/v1/games/bulk",
+            json={"games": [pairing(0, clock=20, start_at=start.isoformat())]},
+            headers=key(ACME),
+        ).get_json()["games"][0]
+        url = f"/v1/games/{game['id']}"
+        view = client.get(url, headers=key(ACME)).get_json()
+        assert view["start_at"] == game["start_at"]
+        assert view["start_at"].startswith(start.strftime("%Y-%m-%dT%H:%M:%S"))
+        deadline = datetime.fromisoformat(view["clock"]["deadline"])
+        assert (deadline - start).total_seconds() == pytest.approx(20, abs=0.01)
+        turn = view["turn"]
+        card = client.get(f"{url}?as_seat={turn}", headers=key(ACME)).get_json()["hand"][0]
+        early = client.post(f"{url}/moves", json={"card": card}, headers=seat_of_key(ACME, turn))
+        assert early.status_code == 409
+        assert early.get_json()["type"] == "/problems/not-started-yet"
+        assert start.strftime("%Y-%m-%dT%H:%M:%S") in early.get_json()["detail"]
+        assert 1 <= int(early.headers["Retry-After"]) <= 31
+        with redis.Redis.from_url(redis_url) as raw:  # the clock's job is for start + 20 s
+            (when,) = pending_jobs(raw, game["id"]).values()
+            assert when == pytest.approx(deadline.timestamp(), abs=1)  # (rq: whole seconds)
+
+    def test_computer_players_wait_for_the_start(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        start = datetime.now(UTC) + timedelta(seconds=60)
+        games = client.post(
+            "/v1/games/bulk",
+            json={
+                "games": [
+                    {
+                        "seats": [{"bot": "greedy"}, {"name": "Ana"}],
+                        "first_dealer": 1,
+                        "start_at": start.isoformat(),
+                    }
+                ]
+            },
+            headers=key(ACME),
+        ).get_json()["games"]
+        url = f"/v1/games/{games[0]['id']}"
+        view = client.get(url, headers=key(ACME)).get_json()
+        assert view["turn"] == 0 and view["last_move"] is None  # the computer waits
+        assert client.post(f"{url}/bots", headers=key(ACME)).status_code == 409

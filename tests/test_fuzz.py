@@ -16,8 +16,10 @@ Hypothesis draws which, so the requests reach the deep code too.
 Checks left out, and why: `positive_data_acceptance`, because a request can match the
 schema and still be refused with a documented 422 for what JSON Schema cannot say (a card
 in both hand and table, an illegal move); `ignored_auth` and the checks on resources
-that other requests create or delete, because games have no delete and readable games
-need no token (a spectator's view).
+that other requests create or delete, because only the service key that created a game
+deletes it (the generated requests have no key: 401) and readable games need no token (a
+spectator's view). The service key's own operations are aimed at its games on purpose,
+in test_every_documented_status.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from schemathesis.specs.openapi.checks import (
 
 from service.api import examples
 from service.play import join_code
-from tests.live import DEFAULT_ENV, LiveService, Player, assert_conforms
+from tests.live import DEFAULT_ENV, LIVE_KEY, LiveService, Player, assert_conforms
 
 SPEC = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
 
@@ -113,6 +115,16 @@ class Games:
             while self._finished.view()["status"] == "playing":
                 self.http.post(self._finished.url("/bots"), timeout=30)
         return self._finished
+
+    def keyed(self, **body: Any) -> Player:
+        """A new two-player match in play, created with the service key."""
+        return self.new(headers=KEY, target=1, **body)
+
+    def keyed_aborted(self) -> Player:
+        game = self.keyed()
+        aborted = self.http.post(game.url("/abort"), json={"reason": "x"}, headers=KEY)
+        assert aborted.status_code == 200, aborted.text
+        return game
 
     def waiting(self) -> Player:
         """A new game with open seats, waiting for people (each use may take a seat)."""
@@ -275,6 +287,28 @@ def request_line(case: Any, base_url: str) -> str:
 # -- every documented status, on purpose ----------------------------------------------------
 
 GAME = "/v1/games/{game_id}"
+#: The service key's bearer (tests/live.py's DEFAULT_ENV).
+KEY = {"Authorization": f"Bearer {LIVE_KEY}"}
+#: The operations a service key acts on for a seat it names (as_seat, X-Seat): their 422
+#: for a seat named wrong.
+SEAT_NAMING = {
+    ("GET", GAME),
+    ("GET", GAME + "/legal-moves"),
+    ("GET", GAME + "/hands"),
+    ("GET", GAME + "/hands/{number}"),
+    ("GET", GAME + "/hint"),
+    ("POST", GAME + "/bots"),
+    ("POST", GAME + "/join-code"),
+    ("POST", GAME + "/leave"),
+    ("POST", GAME + "/rematch"),
+}
+#: The operations only a service key may call.
+KEY_OPS = {
+    ("GET", "/v1/games"),
+    ("POST", "/v1/games/bulk"),
+    ("POST", GAME + "/abort"),
+    ("DELETE", GAME),
+}
 BIG = b'{"seats": [' + b'{"name": "x"}, ' * 6000 + b'{"name": "x"}]}'  # > 64 KiB
 BODY_OPS = {
     ("POST", "/v1/games"),
@@ -285,6 +319,8 @@ BODY_OPS = {
     ("POST", "/v1/hint"),
     ("POST", "/v1/analysis"),
     ("POST", GAME + "/join"),
+    ("POST", GAME + "/abort"),
+    ("POST", "/v1/games/bulk"),
 }
 #: Statuses that need the service in another state, proved elsewhere: 503 (Redis down)
 #: in test_faults.py, 429 (over a rate limit) by test_over_the_rate_limit below.
@@ -340,6 +376,8 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
             "/v1/score": {"piles": [["7D"], ["1C"]]},
             "/v1/hint": {"hand": ["7D"], "table": ["3C", "4B"], "hand_counts": [1, 1]},
             "/v1/analysis": {"hand": ["7D"], "table": ["3C", "4B"], "hand_counts": [1, 1]},
+            "/v1/games/bulk": {"games": [{"players": 2}]},
+            GAME + "/abort": {"reason": "Round cancelled"},
         }.get(path, {})
         if path.endswith("/join") and game is not None:
             code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), game.game_id)
@@ -378,6 +416,22 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
         kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[0]}"
         if path.endswith("/join-code") and status == 403:  # not the creator's seat
             kwargs["headers"]["Authorization"] = f"Bearer {game.tokens[1]}"
+    if (method, path) in KEY_OPS:
+        kwargs["headers"].update(KEY)
+        if game is not None:
+            game = {204: games.keyed_aborted, 409: games.keyed_aborted}.get(status, games.keyed)()
+            if method == "DELETE" and status == 409:
+                game = games.keyed()
+            params["game_id"] = game.game_id if status != 404 else "no-such-game"
+        if status == 422 and method == "GET":
+            query = "?status=won"
+        elif status == 422:
+            kwargs["json"] = {"reason": ""} if path.endswith("/abort") else {"games": []}
+    if status == 422 and (method, path) in SEAT_NAMING:
+        game = games.keyed()
+        params["game_id"] = game.game_id
+        kwargs["headers"] = {**KEY, "X-Seat": "9"} if method == "POST" else KEY
+        query = "?as_seat=9" if method == "GET" else ""
     if status == 401:
         kwargs["headers"]["Authorization"] = "Bearer not-a-seat-token"
     elif status == 400:

@@ -16,6 +16,12 @@ import redis
 from redis.cluster import RedisCluster
 from redis.sentinel import Sentinel
 
+from service.api.ratelimit import LIMIT_SETTINGS
+from service.app import create_app
+from service.play.listing import games_key, player_key
+from service.play.store import key_for
+from tests.conftest import TEST_SECRET
+from tests.devredis import RedisServer
 from tests.redis_topologies import (
     RedisClusterProcesses,
     SentinelProcesses,
@@ -81,6 +87,56 @@ def test_cluster_serves_keys_in_every_slot_range(cluster: RedisClusterProcesses)
         assert [client.get(key) for key in keys] == [key.upper() for key in keys]
     finally:
         client.close()
+
+
+def test_a_keys_listing_works_on_a_cluster(cluster: RedisClusterProcesses) -> None:
+    """A service key's listing indexes are in one slot per key (its name in braces), so
+    a listing, its filters and its pages, and a deletion that takes a game out of them,
+    work on a Redis Cluster; the games themselves are spread over the masters."""
+    acme = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+    headers = {"Authorization": f"Bearer {acme}"}
+    with RedisServer() as queue:
+        app = create_app(
+            {
+                "TESTING": True,
+                "SERVER_SECRET": TEST_SECRET,
+                "REDIS_URL": cluster.url,
+                "QUEUE_REDIS_URL": queue.url,
+                "SERVICE_KEYS": f"acme={acme}",
+                **dict.fromkeys(LIMIT_SETTINGS, 0),
+            }
+        )
+        client = app.test_client()
+        try:
+            made = []
+            for i in range(30):
+                body = {"seats": [{"name": "A", "player_id": f"p{i % 3}"}, {"name": "B"}]}
+                created = client.post("/v1/games", json=body, headers=headers)
+                assert created.status_code == 201, created.get_json()
+                made.append(created.get_json()["id"])
+            seen, url = [], "/v1/games?limit=7"
+            while url:
+                page = client.get(url, headers=headers).get_json()
+                seen += [game["id"] for game in page["games"]]
+                url = page["next"]
+            assert seen == made[::-1]
+            listed = client.get("/v1/games?player_id=p1&limit=100", headers=headers).get_json()
+            assert [g["id"] for g in listed["games"]] == made[1::3][::-1]
+            client.post(f"/v1/games/{made[1]}/abort", json={"reason": "x"}, headers=headers)
+            aborted = client.get("/v1/games?status=aborted", headers=headers).get_json()
+            assert [g["id"] for g in aborted["games"]] == [made[1]]
+            assert client.delete(f"/v1/games/{made[1]}", headers=headers).status_code == 204
+            listed = client.get("/v1/games?player_id=p1&limit=100", headers=headers).get_json()
+            assert [g["id"] for g in listed["games"]] == made[4::3][::-1]
+        finally:
+            app.extensions["scopa_store"].close()
+    nodes = RedisCluster(host="127.0.0.1", port=cluster.ports[0])
+    try:
+        indexes = [games_key("acme"), *(player_key("acme", f"p{i}") for i in range(3))]
+        assert len({nodes.keyslot(index) for index in indexes}) == 1
+        assert len({nodes.get_node_from_key(key_for(g)).name for g in made}) == 3
+    finally:
+        nodes.close()
 
 
 # ---------------------------------------------------------------------- sentinel

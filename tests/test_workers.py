@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,31 @@ def _children(pid: int) -> list[int]:
         children = (task / "children").read_text().split()
         found += [int(child) for child in children]
     return found
+
+
+def test_a_computer_player_first_moves_from_the_start_of_a_match_created_to_start_later(
+    make_app: Callable[..., Flask],
+    redis_url: str,
+    start_worker: Callable[..., subprocess.Popen[bytes]],
+) -> None:
+    """A game of a bulk creation with ``start_at``: its computer player, first to play,
+    does not move before it (its job is scheduled for it), and does then."""
+    secret = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+    client = make_app(REDIS_URL=redis_url, SERVICE_KEYS=f"acme={secret}").test_client()
+    start_at = time.time() + 2
+    body = {
+        "games": [
+            {
+                "seats": [{"bot": "greedy"}, {"name": "Ana"}],
+                "first_dealer": 1,
+                "start_at": datetime.fromtimestamp(start_at, UTC).isoformat(),
+            }
+        ]
+    }
+    made = client.post("/v1/games/bulk", json=body, headers={"Authorization": f"Bearer {secret}"})
+    assert made.status_code == 201, made.get_json()
+    game_id = made.get_json()["games"][0]["id"]
+    start_worker()
+    wait_for(lambda: view(client, game_id)["last_move"] is not None, 15, "the computer's move")
+    assert time.time() >= start_at
+    assert view(client, game_id)["turn"] == 1

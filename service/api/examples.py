@@ -93,6 +93,7 @@ def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
         "previous": None,
         "next": None,
         "abort_reason": None,
+        "start_at": None,
         "metadata": {},
         **changes,
     }
@@ -255,6 +256,72 @@ SCORE = {
     ]
 }
 
+# -- a platform's (service key's) operations: illustrations, checked against their
+# schemas (tests/test_openapi.py), not replayed --------------------------------------------
+PLATFORM_METADATA = {"tournament": "spring-cup", "round": "3", "table": "1"}
+ABORTED = _view(
+    2,
+    None,
+    status="aborted",
+    turn=None,
+    seq=2,
+    abort_reason="The tournament round was cancelled.",
+    metadata=PLATFORM_METADATA,
+    seats=[
+        {**seat, "player_id": player}
+        for seat, player in zip(_seats((3, 0), (3, 0)), ("user-8812", None), strict=True)
+    ],
+)
+LISTED = {
+    "games": [
+        {
+            "id": GAME_ID,
+            "version": 2,
+            "status": "aborted",
+            "variant": "scopa",
+            "created_at": "2026-12-05T17:41:07.218Z",
+            "seats": [
+                {"seat": 0, "name": "Ana", "bot": None, "player_id": "user-8812"},
+                {"seat": 1, "name": "Bruno", "bot": "greedy", "player_id": None},
+            ],
+            "scores": [0, 0],
+            "winner": None,
+            "abort_reason": "The tournament round was cancelled.",
+            "metadata": PLATFORM_METADATA,
+        }
+    ],
+    "next": "/v1/games?metadata.tournament=spring-cup&limit=1&cursor=MTc5NjMxOTY2NzIxODpJUVh2",
+}
+BULK_CREATED = {
+    "games": [
+        {
+            "id": GAME_ID,
+            "version": 1,
+            "seats": [
+                {
+                    "seat": 0,
+                    "name": "Ana",
+                    "team": 0,
+                    "open": False,
+                    "bot": None,
+                    "token": TOKEN,
+                    "player_id": "user-8812",
+                },
+                {
+                    "seat": 1,
+                    "name": "Bruno",
+                    "team": 1,
+                    "open": False,
+                    "bot": None,
+                    "token": "Xk2Qe0b1T9d7s-vLw3mNa8pZc4Rj6Hfy",
+                    "player_id": "user-1907",
+                },
+            ],
+            "start_at": "2026-12-05T18:00:00.000Z",
+        }
+    ]
+}
+
 #: The request body of each operation that takes one.
 REQUESTS: dict[str, Any] = {
     "createGame": CREATE,
@@ -266,6 +333,20 @@ REQUESTS: dict[str, Any] = {
     "getPositionAnalysis": {**POSITION, "dealer": 1},
     "scoreHand": PILES,
     "abortGame": {"reason": "The tournament round was cancelled."},
+    "createGames": {
+        "games": [
+            {
+                "seats": [
+                    {"name": "Ana", "player_id": "user-8812"},
+                    {"name": "Bruno", "player_id": "user-1907"},
+                ],
+                "metadata": {"tournament": "spring-cup", "round": "3", "table": str(table)},
+                "clock": 60,
+                "start_at": "2026-12-05T18:00:00Z",
+            }
+            for table in (1, 2)
+        ]
+    },
     "createWebhook": {
         "url": "https://platform.example/scopa/webhooks",
         "events": ["game.over", "turn.started"],
@@ -293,6 +374,9 @@ ANSWERS: dict[str, dict[int, Any]] = {
         200: {"moves": LEGAL_MOVES, "truncated": False, "total": 5, "declarations": []}
     },
     "scoreHand": {200: SCORE},
+    "abortGame": {200: ABORTED},
+    "listGames": {200: LISTED},
+    "createGames": {201: BULK_CREATED},
     "createWebhook": {201: {**WEBHOOK, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
     "listWebhooks": {200: {"endpoints": [WEBHOOK]}},
 }

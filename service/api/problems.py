@@ -9,7 +9,10 @@ No answer ever holds a stack trace or a hidden card.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from enum import StrEnum
 from http import HTTPStatus
 from typing import Any
@@ -41,6 +44,7 @@ from ..play import (
     NoBotToMoveError,
     NoOpenSeatError,
     NotStartedError,
+    NotStartedYetError,
     NotTheHostError,
     StaleVersionError,
     VersionConflictError,
@@ -69,6 +73,7 @@ class ProblemType(StrEnum):
     MATCH_OVER = "/problems/match-over"
     MATCH_ABORTED = "/problems/match-aborted"
     MATCH_NOT_STARTED = "/problems/match-not-started"
+    NOT_STARTED_YET = "/problems/not-started-yet"
     MATCH_STARTED = "/problems/match-started"
     MATCH_NOT_OVER = "/problems/match-not-over"
     NO_OPEN_SEAT = "/problems/no-open-seat"
@@ -121,6 +126,10 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
     ProblemType.MATCH_NOT_STARTED: (
         "Match not started",
         "The match waits for people to take its open seats: nothing is dealt yet.",
+    ),
+    ProblemType.NOT_STARTED_YET: (
+        "Not started yet",
+        "The match was created to start at a given time (`start_at`): no move before then.",
     ),
     ProblemType.MATCH_ABORTED: (
         "Match aborted",
@@ -306,6 +315,18 @@ def _illegal(error: IllegalMoveError) -> Problem:
     return Problem(422, kind, str(error), legal_captures=error.legal_captures)
 
 
+def _not_started_yet(error: NotStartedYetError) -> Problem:
+    at = datetime.fromtimestamp(error.start_at, UTC).isoformat(timespec="milliseconds")
+    wait = max(1, math.ceil(error.start_at - time.time()))
+    return Problem(
+        409,
+        ProblemType.NOT_STARTED_YET,
+        f"The match starts at {at.replace('+00:00', 'Z')}: no move before then (in "
+        f"{wait} s, as Retry-After says).",
+        headers={"Retry-After": str(wait)},
+    )
+
+
 def _stale(error: StaleVersionError) -> Problem:
     return Problem(
         412,
@@ -378,6 +399,7 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
         ProblemType.NOT_THE_HOST,
         "Only the seat of whoever created the game may give it a new join code: ask them.",
     ),
+    NotStartedYetError: _not_started_yet,
     MatchAbortedError: lambda e: Problem(
         409,
         ProblemType.MATCH_ABORTED,

@@ -10,7 +10,15 @@
 - :mod:`.background`: the background workers' jobs (computer players, turn clocks).
 """
 
-from .game import Game, Lobby, MatchAbortedError, NotStartedError, UnauthorizedError, hash_token
+from .game import (
+    Game,
+    Lobby,
+    MatchAbortedError,
+    NotStartedError,
+    NotStartedYetError,
+    UnauthorizedError,
+    hash_token,
+)
 from .idempotency import Answer, IdempotencyKeyReusedError, IdempotentRequest
 from .steps import (
     MAX_ABORT_REASON,
@@ -65,6 +73,7 @@ __all__ = [
     "MatchStartedError",
     "NoOpenSeatError",
     "NotStartedError",
+    "NotStartedYetError",
     "NotTheHostError",
     "WrongJoinCodeError",
     "GameStore",

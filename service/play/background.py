@@ -185,7 +185,16 @@ def schedule(
     connection = queue.connection
     if replaced is not None and replaced != game.deadline:
         _delete_pending(connection, clock_job_id(game.id, replaced), running)
-    if game.bot_to_move:
+    if game.bot_to_move and game.start_at is not None and game.start_at > time.time():
+        queue.enqueue_at(  # a match created to start later: its computer players then
+            datetime.fromtimestamp(game.start_at, UTC),
+            advance,
+            game.id,
+            job_id=f"{game.id}-{game.version}",
+            description=f"computer players of game {game.id}, from its start",
+            **_options(),
+        )
+    elif game.bot_to_move:
         queue.enqueue(
             advance,
             game.id,
@@ -268,6 +277,11 @@ def _play(game_id: str, *, clock: bool) -> int:
         early = (game.deadline or 0.0) - time.time()
         if not game.bot_to_move and 0 < early <= CLOCK_SKEW_SECONDS:
             time.sleep(early)  # this machine's clock is behind the one that set it
+        early = (game.start_at or 0.0) - time.time()
+        if 0 < early <= CLOCK_SKEW_SECONDS:
+            time.sleep(early)  # (the same, for a match created to start later)
+        elif early > 0:
+            break  # not started: its job is the one scheduled for its start
         overdue = game.overdue(time.time())
         if not (overdue or (game.bot_to_move and not clock)):
             break

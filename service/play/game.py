@@ -22,6 +22,14 @@ class NotStartedError(RuntimeError):
     """The match waits for people to take its open seats: nothing is dealt yet."""
 
 
+class NotStartedYetError(RuntimeError):
+    """The match was created to start later (``start_at``): no move before then."""
+
+    def __init__(self, start_at: float) -> None:
+        super().__init__(start_at)
+        self.start_at = start_at
+
+
 class MatchAbortedError(RuntimeError):
     """The game was aborted by the service key that created it: nothing more happens
     in it."""
@@ -108,6 +116,9 @@ class Game:
     created_at: float | None = None
     #: The reason its owner gave when it aborted the game; None unless it was aborted.
     aborted: str | None = None
+    #: When the match starts (UNIX time), if it was created to start later: no move
+    #: before then, and the first turn's clock starts then.
+    start_at: float | None = None
 
     @property
     def status(self) -> Status:
@@ -118,10 +129,13 @@ class Game:
             return Status.WAITING
         return self.match.status
 
-    def check_live(self) -> None:
-        """Raise MatchAbortedError if the game was aborted: nothing more happens in it."""
+    def check_live(self, now: float | None = None) -> None:
+        """Raise MatchAbortedError if the game was aborted: nothing more happens in it;
+        with ``now``, NotStartedYetError before its start."""
         if self.aborted is not None:
             raise MatchAbortedError(self.aborted)
+        if now is not None and self.start_at is not None and now < self.start_at:
+            raise NotStartedYetError(self.start_at)
 
     def player_id(self, seat: int) -> str | None:
         """``seat``'s platform id, or None."""
@@ -203,6 +217,8 @@ class Game:
             state["created_at"] = self.created_at
         if self.aborted is not None:
             state["aborted"] = self.aborted
+        if self.start_at is not None:
+            state["start_at"] = self.start_at
         return state
 
     @classmethod
@@ -229,4 +245,5 @@ class Game:
             metadata=state.get("metadata", {}),
             created_at=state.get("created_at"),
             aborted=state.get("aborted"),
+            start_at=state.get("start_at"),
         )

@@ -218,6 +218,7 @@ def create(
     owner: str | None = None,
     player_ids: Sequence[str | None] = (),
     metadata: dict[str, str] | None = None,
+    start_at: float | None = None,
     bot_only_max_target: int = 0,
 ) -> Creation:
     """A new game: its match dealt and the computer players moving if it is their turn;
@@ -226,7 +227,9 @@ def create(
     ``tokens`` (default: random ones, :func:`new_token`). The join code is made from
     ``secret``, the server's (:func:`join_code`). ``payer`` pays for its background
     play (:attr:`Game.payer`); ``owner``, the service key creating it (:attr:`Game.owner`),
-    with each seat's ``player_ids`` and the game's ``metadata``. A match of computer
+    with each seat's ``player_ids`` and the game's ``metadata``. A match to start at
+    ``start_at`` (a UNIX time) is dealt now, but nobody moves before then, computer
+    players included, and the first turn's clock starts then. A match of computer
     players only may be played to ``bot_only_max_target`` points at most (0: to its
     variant's default target at most); raises BotMatchTooLongError."""
     match, events = setup.start()  # with open seats, only to check that it can start
@@ -266,10 +269,15 @@ def create(
         player_ids=tuple(player_ids) if any(player_ids) else (),
         metadata=dict(metadata or {}),
         created_at=time.time(),
+        start_at=start_at,
     )
     opening = len(events)
-    events += _bots_move(game, settings)
-    game = replace(_on_the_clock(game, time.time()), logged=len(events))
+    now = time.time()
+    later = start_at is not None and start_at > now
+    if not later:
+        events += _bots_move(game, settings)
+    clock_from = start_at if later and start_at is not None else now
+    game = replace(_on_the_clock(game, clock_from), logged=len(events))
     return Creation(game, events, list(tokens), opening, code)
 
 
@@ -474,7 +482,7 @@ def move(
 
     Raises StaleVersionError when the game's version is not one of ``if_match`` (None:
     any), and the engine's errors for a move the rules refuse."""
-    game.check_live()
+    game.check_live(time.time())
     if if_match is not None and game.version not in if_match:
         raise StaleVersionError(game.version)
     _, events = game.playing.play(seat, card, capture)
@@ -498,7 +506,7 @@ def declare(
 
     Raises StaleVersionError when the game's version is not one of ``if_match`` (None:
     any), and the engine's errors for a declaration the rules refuse."""
-    game.check_live()
+    game.check_live(time.time())
     if if_match is not None and game.version not in if_match:
         raise StaleVersionError(game.version)
     events = game.playing.declare(seat, kind, matta_as)
@@ -512,7 +520,7 @@ def bots_move(
     it is their turn, within the time limit, ``most`` moves at the most); or, when the
     person to play let their time run out, the move played for them."""
     now = time.time() if now is None else now
-    game.check_live()
+    game.check_live(now)
     if game.overdue(now):
         return _play_for_the_clock(game, settings, now)
     if not game.bot_to_move:

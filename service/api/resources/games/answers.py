@@ -43,12 +43,47 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
         view["join"] = join_answer(game.id, code)
     view["spectators"] = game.spectators
     clock = game.clock
-    view["clock"] = None if clock is None else {"seconds": clock, "deadline": _utc(game.deadline)}
+    view["clock"] = None if clock is None else {"seconds": clock, "deadline": utc(game.deadline)}
     view["previous"] = game.previous
     view["next"] = game.next
     view["abort_reason"] = game.aborted
+    view["start_at"] = utc(game.start_at)
     view["metadata"] = game.metadata
     return view
+
+
+def summary_of(game: Game) -> dict[str, Any]:
+    """A game as its key's listing shows it: from the view of the key that created it
+    (every seat's player id)."""
+    view = view_of(game, None)
+    return {
+        "id": game.id,
+        "version": game.version,
+        "status": view["status"],
+        "variant": view["variant"],
+        "created_at": utc(game.created_at),
+        "seats": [
+            {
+                "seat": seat["seat"],
+                "name": seat["name"],
+                "bot": seat["bot"],
+                "player_id": seat.get("player_id"),
+            }
+            for seat in view["seats"]
+        ],
+        "scores": [team["score"] for team in view["teams"]],
+        "winner": view["winner"],
+        "abort_reason": view["abort_reason"],
+        "metadata": view["metadata"],
+    }
+
+
+def variant_of(game: Game) -> str:
+    """The game's variant's name (its lobby's, while it waits for people)."""
+    if game.match is None:
+        assert game.lobby is not None, "a game has a match or a lobby"
+        return str(game.lobby.setup["variant"])
+    return game.match.variant.name
 
 
 def rules_view(variant: str, rules: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +95,7 @@ def rules_view(variant: str, rules: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _utc(moment: float | None) -> str | None:
+def utc(moment: float | None) -> str | None:
     """A UNIX time as RFC 3339 text in UTC, to the millisecond."""
     if moment is None:
         return None

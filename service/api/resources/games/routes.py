@@ -199,7 +199,8 @@ def index(game: Game) -> None:
     (a listing skips an id whose game is not stored yet: service/play/listing.py)."""
     if game.owner is not None:
         assert game.created_at is not None, "a game is created with its time"
-        store().index.add(game.owner, game.id, round(game.created_at * 1000), game.player_ids)
+        created_ms = int(game.created_at * 1000)  # (truncated, as its `created_at` shows it)
+        store().index.add(game.owner, game.id, created_ms, game.player_ids)
 
 
 def _sealed(seats: list[dict[str, Any]], key: str, game_id: str) -> list[dict[str, Any]]:

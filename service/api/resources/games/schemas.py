@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, pre_load, validate, validates_schema
 
 from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
@@ -442,6 +442,14 @@ class GameViewSchema(ResponseSchema):
         allow_none=True,
         metadata={"description": "Why the game was aborted; null unless its status is `aborted`."},
     )
+    start_at = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "When the match starts (RFC 3339, UTC), for a match created to "
+            "start later (`POST /v1/games/bulk`): before then moves are 409 "
+            "(`/problems/not-started-yet`) and no clock runs; null otherwise."
+        },
+    )
     metadata = Metadata()
 
 
@@ -871,3 +879,152 @@ class RematchSchema(ResponseSchema):
         }
     )
     state = fields.Nested(GameViewSchema, metadata={"description": "Your view of the rematch."})
+
+
+# -- a service key's listing of its games -------------------------------------------------
+
+#: The most games a listing's page holds.
+MAX_PAGE = 100
+METADATA_FILTER = "metadata."
+
+
+class GameListQuerySchema(StrictSchema):
+    status = fields.String(
+        validate=validate.OneOf([s.value for s in Status]),
+        metadata={"description": "Only the games with this status now."},
+    )
+    player_id = PlayerId("Only the games with a seat of this player id.")
+    variant = VariantName(metadata={"description": "Only the games of this variant."})
+    created_after = fields.AwareDateTime(
+        format="iso",
+        metadata={"description": "Only the games created after this time (RFC 3339)."},
+    )
+    created_before = fields.AwareDateTime(
+        format="iso",
+        metadata={"description": "Only the games created before this time (RFC 3339)."},
+    )
+    limit = fields.Integer(  # (from a query string: text)
+        load_default=20,
+        validate=validate.Range(1, MAX_PAGE),
+        metadata={"description": f"The most games on the page (1 to {MAX_PAGE}; 20 by default)."},
+    )
+    cursor = fields.String(
+        validate=validate.Length(1, 200),
+        metadata={
+            "description": "Where the page starts: the `cursor` of the `next` link of the page "
+            "before (opaque). Left out: the newest games."
+        },
+    )
+    metadata = fields.Dict(
+        keys=fields.String(validate=METADATA_KEY),
+        values=fields.String(validate=validate.Length(max=MAX_METADATA_BYTES)),
+        metadata={
+            "description": "Sent as `metadata.<key>=<value>` (one parameter per key): only "
+            "the games whose metadata has each of these entries.",
+            "example": {"tournament": "spring-cup"},
+        },
+    )
+
+    @pre_load
+    def _metadata_filters(self, data: Any, **kwargs: Any) -> dict[str, Any]:
+        """``metadata.<key>=<value>`` parameters, gathered under ``metadata``."""
+        loaded = {k: data[k] for k in data if not k.startswith(METADATA_FILTER)}
+        filters = {
+            k[len(METADATA_FILTER) :]: data[k] for k in data if k.startswith(METADATA_FILTER)
+        }
+        if filters:
+            loaded["metadata"] = filters
+        return loaded
+
+
+class ListedSeatSchema(ResponseSchema):
+    seat = Integer()
+    name = fields.String(allow_none=True, metadata={"description": "Null while the seat is open."})
+    bot = BotLevel(allow_none=True, metadata={"description": "A computer player's level, or null."})
+    player_id = PlayerId("The platform's id of the seat's player (null: none).", allow_none=True)
+
+
+class GameSummarySchema(ResponseSchema):
+    """A game as a key's listing shows it (`GET /v1/games/{id}` has the rest)."""
+
+    id = fields.String()
+    version = Integer()
+    status = fields.String(
+        validate=validate.OneOf([s.value for s in Status]),
+        metadata={"description": "As in the game's view."},
+    )
+    variant = VariantName()
+    created_at = fields.String(
+        allow_none=True,
+        metadata={"description": "When the game was created (RFC 3339, UTC)."},
+    )
+    seats = fields.List(fields.Nested(ListedSeatSchema))
+    scores = fields.List(
+        Integer(), metadata={"description": "Each team's match score, by team number."}
+    )
+    winner = Integer(
+        allow_none=True, metadata={"description": "The winning team, once the match is over."}
+    )
+    abort_reason = fields.String(allow_none=True, metadata={"description": "Why it was aborted."})
+    metadata = Metadata()
+
+
+class GameListSchema(ResponseSchema):
+    games = fields.List(fields.Nested(GameSummarySchema), metadata={"description": "Newest first."})
+    next = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "The next page's URL (relative, like `Location`; also in the "
+            "`Link` header), or null after the last page. A page may hold fewer games than "
+            "`limit` (a listing reads a bounded number of games a request): follow `next` "
+            "until it is null. Games created while you page sort before your first page "
+            "and never shift the pages after it."
+        },
+    )
+
+
+# -- a round of games in one call -----------------------------------------------------------
+
+#: The most games one bulk creation makes.
+MAX_BULK = 100
+
+
+class BulkGameSchema(CreateGameSchema):
+    start_at = fields.AwareDateTime(
+        format="iso",
+        metadata={
+            "description": "When the match starts (RFC 3339 with its offset): it is dealt "
+            "now, but nobody moves before then (moves are 409 with the time) and the first "
+            "turn's clock starts then. A time past is now. Only for games whose seats are "
+            "all named, and at most the games' time to live ahead.",
+            "example": "2026-12-05T18:00:00Z",
+        },
+    )
+
+
+class BulkCreateSchema(StrictSchema):
+    games = fields.List(
+        fields.Nested(BulkGameSchema),
+        required=True,
+        validate=validate.Length(1, MAX_BULK),
+        metadata={
+            "description": f"1 to {MAX_BULK} games, each as `POST /v1/games` takes it, with "
+            "`start_at` besides."
+        },
+    )
+
+
+class BulkCreatedGameSchema(ResponseSchema):
+    id = fields.String()
+    version = Integer()
+    seats = fields.List(fields.Nested(CreatedSeatSchema))
+    start_at = fields.String(
+        allow_none=True, metadata={"description": "When the match starts; null: now."}
+    )
+
+
+class BulkCreatedSchema(ResponseSchema):
+    games = fields.List(
+        fields.Nested(BulkCreatedGameSchema),
+        metadata={"description": "Every game made, in the order asked, with its seats' tokens."},
+    )

@@ -1,0 +1,163 @@
+"""GET /v1/games: a service key's games, newest first, filtered, a page at a time.
+
+The key's indexes (service/play/listing.py) give its games' ids in creation order; the
+filters on what changes (status) and what the index does not hold (variant, metadata)
+are checked on the games themselves, read a batch at a time: a listing says what the
+games say now, whatever raced it. A request reads at most :data:`MAX_SCANNED` games, so
+a page of a rare filter may hold fewer games than asked for, with a ``next`` link to go
+on from where it stopped.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import time
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import request
+from flask.views import MethodView
+from marshmallow import RAISE
+
+from ....play import Game
+from ....play.listing import Position, games_key, player_key
+from ...context import store
+from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
+from . import answers
+from .routes import blp
+from .schemas import GameListQuerySchema, GameListSchema
+
+#: The most index entries one request reads (its cost is bounded whatever the filters).
+MAX_SCANNED = 1000
+#: Games read from Redis at a time.
+BATCH = 100
+#: An index entry whose game is missing is pruned once it is this old (a game is
+#: indexed just before it is committed: a younger one may be on its way).
+PRUNE_AFTER_MS = 60_000
+
+
+@blp.route("")
+class GameListing(MethodView):
+    @blp.arguments(GameListQuerySchema, location="query", as_kwargs=True, unknown=RAISE)
+    @blp.response(
+        200,
+        GameListSchema,
+        headers={
+            "Link": {
+                "description": 'The next page, as `<url>; rel="next"` (absent on the last).',
+                "schema": {"type": "string"},
+            }
+        },
+    )
+    @blp.documents(
+        "listGames",
+        {
+            **NOT_A_KEY,
+            422: "A filter is not valid (a status or variant that does not exist, a time "
+            "that is not RFC 3339 with its offset, `limit` out of 1 to 100), or the cursor "
+            "is not one a listing gave.",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def get(self, **query: Any) -> Any:
+        """List your games
+
+        For a service key: the games it created, newest first, a page at a time
+        (`next`), filtered by status, player id, variant, creation time and metadata.
+        A game is listed as long as it is kept (`GAME_TTL_SECONDS` after its last
+        change), until it is deleted."""
+        owner = require_key()
+        player = query.get("player_id")
+        key = games_key(owner) if player is None else player_key(owner, player)
+        start = _cursor(query["cursor"]) if "cursor" in query else None
+        found, last, more = _scan(key, query, start)
+        body: dict[str, Any] = {"games": [answers.summary_of(game) for game in found], "next": None}
+        headers = {}
+        if more and last is not None:
+            body["next"] = _next_url(query, last)
+            headers["Link"] = f'<{body["next"]}>; rel="next"'
+        return body, 200, headers
+
+
+def _scan(
+    key: str, query: dict[str, Any], start: Position | None
+) -> tuple[list[Game], Position | None, bool]:
+    """The page's games; the last position read; whether the index may hold more."""
+    index = store().index
+    limit = query["limit"]
+    walk = index.walk(
+        key,
+        start=start,
+        newest_ms=_ms(query.get("created_before"), -1),
+        oldest_ms=_ms(query.get("created_after"), 1),
+    )
+    found: list[Game] = []
+    last, scanned = start, 0
+    now_ms = time.time() * 1000
+    while scanned < MAX_SCANNED:
+        batch = [p for _, p in zip(range(min(BATCH, MAX_SCANNED - scanned)), walk, strict=False)]
+        if not batch:
+            return found, last, False
+        scanned += len(batch)
+        games = store().load_many([p.game_id for p in batch])
+        index.prune(
+            key,
+            [
+                position.game_id
+                for position, game in zip(batch, games, strict=True)
+                if game is None and position.score < now_ms - PRUNE_AFTER_MS
+            ],
+        )
+        for position, game in zip(batch, games, strict=True):
+            last = position
+            if game is not None and _matches(game, query):
+                found.append(game)
+                if len(found) == limit:
+                    return found, last, True
+    return found, last, True
+
+
+def _matches(game: Game, query: dict[str, Any]) -> bool:
+    if "status" in query and game.status != query["status"]:
+        return False
+    if "variant" in query and answers.variant_of(game) != query["variant"]:
+        return False
+    wanted: dict[str, str] = query.get("metadata", {})
+    return all(game.metadata.get(k) == v for k, v in wanted.items())
+
+
+def _ms(moment: datetime | None, step: int) -> int | None:
+    """A filter's time as an index score (whole milliseconds): the first after it
+    (``step`` 1) or the last before it (-1); the bounds are exclusive."""
+    if moment is None:
+        return None
+    ms = moment.timestamp() * 1000
+    return math.floor(ms) + 1 if step > 0 else math.ceil(ms) - 1
+
+
+def _cursor(text: str) -> Position:
+    """The position a ``cursor`` names (422 if it is none a listing gave)."""
+    try:
+        score, _, game_id = base64.urlsafe_b64decode(text.encode() + b"==").decode().partition(":")
+        if not game_id or not score.isdigit():
+            raise ValueError(text)
+        return Position(int(score), game_id)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise Problem(
+            422,
+            ProblemType.VALIDATION,
+            "This cursor is not one a listing gave: follow the `next` link as it is.",
+            errors={"cursor": ["Not a listing's cursor."]},
+        ) from None
+
+
+def _next_url(query: dict[str, Any], last: Position) -> str:
+    cursor = base64.urlsafe_b64encode(f"{last.score}:{last.game_id}".encode()).decode()
+    params = [(k, v) for k, v in request.args.items(multi=True) if k != "cursor"]
+    params.append(("cursor", cursor.rstrip("=")))
+    return f"{request.path}?{urlencode(params)}"
