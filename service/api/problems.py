@@ -94,6 +94,7 @@ class ProblemType(StrEnum):
     WEBHOOK_DELIVERY_NOT_FOUND = "/problems/webhook-delivery-not-found"
     WEBHOOK_URL_REFUSED = "/problems/webhook-url-refused"
     TOO_MANY_WEBHOOKS = "/problems/too-many-webhooks"
+    RECORD_REFUSED = "/problems/record-refused"
     STORAGE_UNAVAILABLE = "/problems/storage-unavailable"
     INTERNAL = "/problems/internal"
 
@@ -208,6 +209,11 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
         "Webhook URL refused",
         "Webhooks go only to https:// URLs at public addresses (after DNS resolution).",
     ),
+    ProblemType.RECORD_REFUSED: (
+        "Record refused",
+        "An imported record is not that of a finished match: `event` is the first event "
+        "the rules refuse, or `detail` names the claim its events contradict.",
+    ),
     ProblemType.TOO_MANY_WEBHOOKS: (
         "Too many webhook endpoints",
         "The service key has as many webhook endpoints as the service allows.",
@@ -238,7 +244,7 @@ class ProblemSchema(ResponseSchema):
     """An RFC 9457 problem details object."""
 
     #: Present only with the problems they belong to.
-    optional = frozenset({"errors", "legal_captures", "current_version"})
+    optional = frozenset({"errors", "legal_captures", "current_version", "event"})
 
     type = Enumerated(PROBLEM_TYPE, metadata={"description": "The kind of problem."})
     title = ma.fields.String(required=True, metadata={"description": "Short summary of the type."})
@@ -259,6 +265,13 @@ class ProblemSchema(ResponseSchema):
     )
     current_version = ma.fields.Integer(
         metadata={"description": "Version mismatch and conflicts: the game's version now."}
+    )
+    event = ma.fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "A refused record: the position in its `events` of the first "
+            "event the rules refuse (null: a claim of the record is refused)."
+        },
     )
 
 

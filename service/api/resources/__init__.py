@@ -6,8 +6,9 @@ from .games import blp as games
 from .health import blp as health
 from .hints import blp as hints
 from .levels import blp as levels
+from .records import blp as records
 from .variants import blp as variants
 from .webhooks import blp as webhooks
 
 #: Every blueprint of the API, in the order the spec lists them.
-BLUEPRINTS = (games, webhooks, hints, variants, levels, cards, analysis, health)
+BLUEPRINTS = (games, records, webhooks, hints, variants, levels, cards, analysis, health)
