@@ -6,6 +6,7 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 
 from ...fields import BotLevel, StrictSchema, VariantName
 from ...responses import ResponseSchema
+from ..games.schemas import Metadata, PlayerId, check_metadata
 
 #: The most games one export streams (go on with `until`).
 MAX_EXPORTED = 1000
@@ -73,9 +74,7 @@ class ImportSeatSchema(Schema):
     seat = fields.Integer(required=True, strict=True)
     name = fields.String(required=True)
     team = fields.Integer(required=True, strict=True)
-    player_id = fields.String(
-        allow_none=True, load_default=None, validate=validate.Length(min=1, max=64)
-    )
+    player_id = PlayerId("The platform's id of its player.", allow_none=True, load_default=None)
     bot = BotLevel(allow_none=True, load_default=None)
 
 
@@ -99,12 +98,7 @@ class ImportSchema(Schema):
     target = fields.Integer(required=True, strict=True)
     rules = fields.Dict(required=True)
     created_at = fields.AwareDateTime(format="iso", allow_none=True, load_default=None)
-    metadata = fields.Dict(
-        keys=fields.String(validate=validate.Length(min=1, max=64)),
-        values=fields.String(validate=validate.Length(max=512)),
-        load_default=dict,
-        validate=validate.Length(max=16),
-    )
+    metadata = Metadata(load_default=dict, validate=check_metadata)
     seats = fields.List(
         fields.Nested(ImportSeatSchema), required=True, validate=validate.Length(min=2, max=4)
     )
@@ -125,10 +119,7 @@ class ExportQuerySchema(StrictSchema):
             "after an export of `max` games, the `created_at` of its last line."
         },
     )
-    player_id = fields.String(
-        validate=validate.Length(min=1, max=64),
-        metadata={"description": "Only the games with a seat of this player id."},
-    )
+    player_id = PlayerId("Only the games with a seat of this player id.")
     max = fields.Integer(
         load_default=MAX_EXPORTED,
         validate=validate.Range(1, MAX_EXPORTED),
