@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 import pytest
+import redis
 import requests
 from flask import Flask
 from flask.testing import FlaskClient
@@ -39,6 +40,7 @@ from service.play.webhooks.addresses import (
 from service.play.webhooks.events import EVENT_TYPES, messages_of
 from service.play.webhooks.queueing import DEFAULT_RETRY_SCHEDULE, retry_schedule, span
 from service.play.webhooks.sending import send, signed_headers
+from service.play.webhooks.store import Message, WebhookStore
 from tests.conftest import TEST_SECRET
 from tests.helpers import random_turn
 from tests.live import CARD_CODE, ROOT, free_port
@@ -622,3 +624,30 @@ def test_an_address_refused_at_delivery_disables_the_endpoint(
         assert not receiver.answers
     finally:
         receiver.down()
+
+
+def test_the_records_move_on_once_and_bound_what_waits(redis_url: str) -> None:
+    """A game's log becomes deliveries once (a dispatch that read an old cursor writes
+    nothing); a queue gives its head only, and loses it only when it is settled; an
+    endpoint with as many deliveries waiting as allowed gets no more."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    hooks = WebhookStore(client, 60)
+    try:
+        endpoint = hooks.add_endpoint("acme", "https://8.8.8.8/", ["game.over"], most=2)
+        first = [Message(f"msg_g.{n}", "game.over", "g", "{}") for n in range(2)]
+        assert hooks.dispatch("acme", "g", "", "2", {endpoint.id: first}, 3) == [0]
+        assert hooks.dispatch("acme", "g", "", "3", {endpoint.id: first}, 3) is None
+        assert hooks.cursor("acme", "g") == "2"
+        head = hooks.head("acme", endpoint.id, "g")
+        assert head is not None and head["id"] == "msg_g.0"
+        # Over the most waiting (3): refused whole, the cursor still moves on.
+        more = [Message(f"msg_g.{n}", "game.over", "g", "{}") for n in (2, 3)]
+        assert hooks.dispatch("acme", "g", "2", "4", {endpoint.id: more}, 3) == [-1]
+        assert hooks.settle("acme", endpoint.id, {**head, "status": "succeeded"}, leaves=True) == 1
+        assert hooks.head("acme", endpoint.id, "g")["id"] == "msg_g.1"  # type: ignore[index]
+        assert [d["id"] for d in hooks.deliveries("acme", endpoint.id)] == ["msg_g.1", "msg_g.0"]
+        assert hooks.delivery("acme", endpoint.id, "msg_g.0")["status"] == "succeeded"  # type: ignore[index]
+        assert hooks.delete_endpoint("acme", endpoint.id)
+        assert not client.keys(f"scopa:hooks:{{acme}}:*:{endpoint.id}*")
+    finally:
+        client.close()
