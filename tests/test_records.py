@@ -164,6 +164,24 @@ class TestTheApi:
         since = client.get("/v1/games/export", query_string={"since": after}, headers=key())
         assert [orjson.loads(line)["id"] for line in since.get_data().splitlines()] == [second]
         assert client.get("/v1/games/export", headers=key(BETA)).get_data() == b""
+        # Aborted: exported with the reason; aborted before any deal: no record at all.
+        client.post(f"/v1/games/{waiting}/abort", json={"reason": "No show"}, headers=key())
+        assert client.get(f"/v1/games/{waiting}/record", headers=key()).status_code == 200
+        lobby = client.post(
+            "/v1/games", json={"seats": [{"name": "A"}, {"open": True}]}, headers=key()
+        ).get_json()["id"]
+        client.post(f"/v1/games/{lobby}/abort", json={"reason": "No show"}, headers=key())
+        assert client.get(f"/v1/games/{lobby}/record", headers=key()).status_code == 409
+        exported = client.get("/v1/games/export", headers=key()).get_data().splitlines()
+        aborted = orjson.loads(exported[0])
+        assert [orjson.loads(line)["id"] for line in exported] == [waiting, second, first]
+        assert aborted["status"] == "aborted" and aborted["result"] == {
+            "winner": None,
+            "scores": [0, 0],
+            "reason": "No show",
+        }
+        refused = client.post("/v1/games/import", json=aborted, headers=key())
+        assert refused.status_code == 422
         # Imported: a new finished game of the key, the same record, listed and exported.
         imported = client.post("/v1/games/import", json=record, headers=key())
         assert imported.status_code == 201, imported.get_json()

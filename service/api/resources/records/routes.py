@@ -126,7 +126,11 @@ def _lines(walk: Iterator[Any], most: int) -> Iterator[bytes]:
             if game is None or game.status not in (Status.FINISHED, Status.ABORTED):
                 continue
             _, events = store().events(game.id)
-            yield orjson.dumps(records.record_of(game, events)) + b"\n"
+            try:
+                record = records.record_of(game, events)
+            except records.NotOverError:  # aborted before its match was dealt: no match
+                continue
+            yield orjson.dumps(record) + b"\n"
             sent += 1
             if sent == most:
                 return

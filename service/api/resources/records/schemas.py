@@ -94,6 +94,13 @@ class ImportSchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
+    id = fields.String(
+        metadata={"description": "The exported game's id: read, not kept (a new id is given)."}
+    )
+    status = fields.String(
+        validate=validate.Equal("finished"),
+        metadata={"description": "`finished`: only a finished match is imported."},
+    )
     variant = VariantName(required=True)
     target = fields.Integer(required=True, strict=True)
     rules = fields.Dict(required=True)
