@@ -127,6 +127,31 @@ class TestQuotas:
         assert client.post("/v1/games", json={}, headers=key(BETA)).status_code == 201
         assert [client.post("/v1/games", json={}).status_code for _ in "12"] == [201, 429]
 
+    def test_streams_open_at_once_count_per_key(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        app = make_app(
+            REDIS_URL=redis_url,
+            SERVICE_KEYS=KEYS,
+            STREAM_LIMIT_PER_ADDRESS=1,
+            STREAM_KEEPALIVE_SECONDS=0.3,
+        )
+        client = app.test_client()
+        try:
+            url = f"/v1/games/{create(client)['id']}/stream"
+            first = AppStream(client.get(url, headers=key(ACME), buffered=False))
+            assert first.next() is not None
+            second = client.get(url, headers=key(ACME))
+            assert second.status_code == 429
+            assert "for this service key" in second.get_json()["detail"]
+            # The address's own streams are counted apart from the key's.
+            spectator = AppStream(client.get(url, buffered=False))
+            assert spectator.next() is not None
+            first.close()
+            spectator.close()
+        finally:
+            close_hub(app)
+
     def test_no_limit_at_zero(self, keyed: Callable[..., FlaskClient]) -> None:
         client = keyed(RATE_LIMIT_PER_ADDRESS=1, SERVICE_KEY_RATE_LIMIT=0)
         assert {client.get("/v1/variants", headers=key(ACME)).status_code for _ in "1234"} == {200}
@@ -395,6 +420,29 @@ class TestDelete:
             assert not raw.keys("scopa:creation:*")
             for index in raw.keys("scopa:owner:*"):
                 assert raw.zscore(index, game_id) is None
+
+    def test_its_streams_end_and_leave_nothing(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        app = make_app(
+            REDIS_URL=redis_url,
+            SERVICE_KEYS=KEYS,
+            STREAM_KEEPALIVE_SECONDS=0.3,
+            STREAM_LIMIT_PER_GAME=5,
+        )
+        client = app.test_client()
+        try:
+            game_id = finished_game(client)  # (its streams stay open: a rematch may follow)
+            url = f"/v1/games/{game_id}"
+            stream = AppStream(client.get(f"{url}/stream", buffered=False))
+            assert stream.next() is not None
+            with redis.Redis.from_url(redis_url) as raw:
+                assert raw.keys(f"scopa:streams:*{game_id}*")  # its lease
+                assert client.delete(url, headers=key(ACME)).status_code == 204
+                assert stream.events(lambda sse: sse.event == "end")[-1].data == {"reason": "gone"}
+                assert not raw.keys(f"*{game_id}*")
+        finally:
+            close_hub(app)
 
     def test_a_finished_game(self, keyed: Callable[..., FlaskClient]) -> None:
         client = keyed()

@@ -213,6 +213,14 @@ def schedule(
         )
 
 
+def forget(queue: rq.Queue, game: Game) -> None:
+    """Delete the jobs still waiting for ``game``, which is being deleted: its computer
+    players' (of its last version) and its clock's."""
+    _delete_pending(queue.connection, f"{game.id}-{game.version}", None)
+    if game.deadline is not None:
+        _delete_pending(queue.connection, clock_job_id(game.id, game.deadline), None)
+
+
 def _delete_pending(connection: redis.Redis, job_id: str, running: str | None) -> None:
     """Delete the job ``job_id`` if it waits (scheduled, or queued); one that runs, or
     ran, is left alone (it finds nothing due, or did)."""

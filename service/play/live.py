@@ -442,3 +442,16 @@ class StreamLeases:
 
     def release(self, who: str, lease: str) -> None:
         self._store.shared.zrem(self._key(who), lease)
+
+    def forget(self, *holders: str) -> None:
+        """Drop every lease of ``holders`` (a deleted game's: its streams end anyway)."""
+        with self._store.shared.pipeline(transaction=False) as pipe:
+            for who in holders:
+                pipe.delete(self._key(who))
+            pipe.execute()
+
+
+def holder_of(game_id: str, seat: int | None) -> str:
+    """Whose count a stream of ``game_id`` is held to besides its address's: the game's
+    spectators' (``seat`` None) or that seat's."""
+    return f"g:{game_id}" if seat is None else f"g:{game_id}:{seat}"

@@ -6,12 +6,22 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from flask import current_app
 from flask.views import MethodView
 
 from .... import play
 from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
 from ....engine.moves import DeclarationKind
-from ....play import Answer, BotSettings, Game, Step, VersionConflictError
+from ....play import (
+    Answer,
+    BotSettings,
+    Game,
+    Step,
+    VersionConflictError,
+    background,
+    connections,
+    live,
+)
 from ....play.idempotency import join_slot, seal_token
 from ... import ratelimit
 from ...blueprint import Blueprint
@@ -194,6 +204,17 @@ class GameCollection(MethodView):
         return created, 201, answers.created_headers(game_id, creation.version)
 
 
+def forget(game: Game) -> None:
+    """What a deleted game leaves outside its keys: its streams' leases and its waiting
+    jobs (best effort: they expire, or find no game, by themselves)."""
+    try:
+        holders = [live.holder_of(game.id, seat) for seat in (None, *range(len(game.bots)))]
+        live.StreamLeases(store(), 0).forget(*holders)
+        background.forget(current_app.extensions["scopa_bot_queue"], game)
+    except connections.ERRORS:
+        pass
+
+
 def index(game: Game) -> None:
     """Put a game a service key creates in its key's listings, before it is committed
     (a listing skips an id whose game is not stored yet: service/play/listing.py)."""
@@ -281,6 +302,7 @@ class GameItem(MethodView):
                 f"deleted. Abort it first (POST /v1/games/{game_id}/abort).",
             )
         store().delete(game)
+        forget(game)
         return "", 204
 
 

@@ -24,7 +24,7 @@ from marshmallow import fields, validate
 
 from ....engine import EventKind, Status
 from ....play import GameNotFoundError, connections, hash_token, live
-from ...addresses import client_key
+from ... import ratelimit
 from ...context import store
 from ...fields import StrictSchema
 from ...problems import STORE_ERRORS, Problem, ProblemType, rate_limited
@@ -194,8 +194,9 @@ class GameStream(MethodView):
             "both as `access_token` and in Authorization."
             " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
             429: "Too many requests from this address or token, or too many streams open at "
-            "once from this address (its network prefix), of this game's spectators or of "
-            "this seat: `detail` says which; retry after `Retry-After` seconds.",
+            "once from this address (its network prefix) or service key, of this game's "
+            "spectators or of this seat: `detail` says which; retry after `Retry-After` "
+            "seconds.",
             503: STORE_ERRORS[503] + " Or this server holds as many streams as it may: "
             "retry after `Retry-After` seconds (or poll the event log meanwhile).",
         },
@@ -292,20 +293,23 @@ def follow(game_id: str) -> live.Follower:
 
 def stream_settings(game_id: str, seat: int | None) -> StreamSettings:
     """The stream's timings, and its leases: one of its address's streams (the address's
-    network prefix: service/api/addresses.py), and one of its game's spectators' streams
+    network prefix: service/api/addresses.py; a service key's request, one of the key's
+    streams, wherever it comes from), and one of its game's spectators' streams
     or of its seat's (429 saying which count is full; no lease taken when Redis fails, as
     the rate limits fail open)."""
     config = current_app.config
     keepalive = float(config["STREAM_KEEPALIVE_SECONDS"])
     spectator = seat is None
+    who = ratelimit.identity()
     counts = [
         (
-            f"a:{client_key()}",
+            who,
             int(config["STREAM_LIMIT_PER_ADDRESS"]),
-            "Too many streams open at once from this address",
+            "Too many streams open at once "
+            + ("for this service key" if who.startswith(ratelimit.KEY) else "from this address"),
         ),
         (
-            f"g:{game_id}" if spectator else f"g:{game_id}:{seat}",
+            live.holder_of(game_id, seat),
             int(config["STREAM_LIMIT_PER_GAME" if spectator else "STREAM_LIMIT_PER_SEAT"]),
             "Too many spectators follow this game at once"
             if spectator
