@@ -240,6 +240,9 @@ def test_the_events_of_a_match_name_no_card_and_keep_their_ids() -> None:
         kinds = [m.type for m in messages]
         assert kinds[:2] == ["game.created", "game.started"] and kinds[-1] == "game.over"
         assert kinds.count("hand.over") == len(match.hand_scores) and set(kinds) <= set(EVENT_TYPES)
+        statuses = {m.type: orjson.loads(m.body)["data"]["game"]["status"] for m in messages}
+        assert statuses["game.created"] == statuses["hand.over"] == "playing"
+        assert statuses["game.over"] == "finished"
         for message in messages:
             assert not CARD_CODE.search(message.body), (variant, message.body)
             body = orjson.loads(message.body)

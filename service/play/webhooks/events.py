@@ -77,22 +77,27 @@ def messages_of(
     ``game`` as the log stood at their end; with ``created``, the game's creation first."""
     summary = game_summary(game)
     found: list[Message] = []
+    after = statuses_after(game, events)
+    status = str(game.status)
 
     def add(message_id: str, kind: str, data: dict[str, Any]) -> None:
         body = {
             "id": message_id,
             "type": kind,
             "timestamp": rfc3339(now),
-            "data": {"game": summary, **data},
+            "data": {"game": {**summary, "status": status}, **data},
         }
         found.append(Message(message_id, kind, game.id, orjson.dumps(body).decode()))
 
     base = f"msg_{game.id}."
-    if created:
+    if created:  # dealt at once, or waiting for people in its lobby
+        opened = bool(events) and events[0].get("type") == EventKind.MATCH_STARTED
+        status = str(Status.PLAYING if opened else Status.WAITING)
         add(base + "created", GAME_CREATED, {"created_at": _created_at(game)})
     turned = False
     for position, event in enumerate(events, start):
         kind = event.get("type")
+        status = after[position - start]
         turned = turned or kind in _TURNING
         message_id = f"{base}{position}"
         if kind == EventKind.SEAT_JOINED:
@@ -138,6 +143,7 @@ def messages_of(
         elif kind == EventKind.ABORTED:
             add(message_id, GAME_ABORTED, {"reason": event.get("reason")})
     match = game.match
+    status = str(game.status)
     if events and turned and match is not None and game.status is Status.PLAYING:
         turn = match.turn
         if turn is not None:
@@ -152,6 +158,23 @@ def messages_of(
                 },
             )
     return found
+
+
+def statuses_after(game: Game, events: Sequence[Event]) -> list[str]:
+    """The game's status after each of ``events`` (the last stretch of its log, ``game``
+    as it stood at its end), read back from the end: before a match_over or an abort the
+    match was being played (or waited, if it never started), before match_started it
+    waited."""
+    status = game.status
+    found: list[str] = []
+    for event in reversed(events):
+        found.append(str(status))
+        kind = event.get("type")
+        if kind in (EventKind.MATCH_OVER, EventKind.ABORTED):
+            status = Status.PLAYING if game.match is not None else Status.WAITING
+        elif kind == EventKind.MATCH_STARTED:
+            status = Status.WAITING
+    return found[::-1]
 
 
 def _created_at(game: Game) -> str | None:
