@@ -410,5 +410,4 @@ ANSWERS: dict[str, dict[int, Any]] = {
     "createGames": {201: BULK_CREATED},
     "createWebhook": {201: {**WEBHOOK, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
     "listWebhooks": {200: {"endpoints": [WEBHOOK]}},
-    "getGameRecord": {200: RECORD},
 }
