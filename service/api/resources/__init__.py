@@ -11,4 +11,4 @@ from .variants import blp as variants
 from .webhooks import blp as webhooks
 
 #: Every blueprint of the API, in the order the spec lists them.
-BLUEPRINTS = (games, records, webhooks, hints, variants, levels, cards, analysis, health)
+BLUEPRINTS = (games, hints, variants, levels, cards, analysis, health, records, webhooks)
