@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 
 from service import config
 from service.play import GameStore
+from service.play.idempotency import unpack
 from tests.helpers import everything_stored
 from tests.test_api_stream import AppStream, close_hub
 from tests.test_fair_bots import pending_jobs
@@ -611,8 +612,8 @@ class TestListing:
         client.post("/v1/games", json={})  # nobody's
         assert [g["id"] for g in listing(client)["games"]] == made[::-1]
         pages = every_page(client, "?limit=2")
-        assert [i for page in pages for i in page] == made[::-1]
-        assert all(len(page) <= 2 for page in pages)
+        assert pages == [made[:2:-1], made[2:0:-1], made[:1]]  # no empty page after the last
+        assert every_page(client, "?limit=5") == [made[::-1]]
         games = listing(client, "?player_id=p1")["games"]
         assert [g["id"] for g in games] == [made[3], made[1]]
         assert games[0]["seats"][0]["player_id"] == "p1"
@@ -748,6 +749,31 @@ class TestBulk:
             assert not raw.keys("scopa:game:*") and not raw.keys("scopa:owner:*")
         # Without a key, nothing either.
         assert client.post("/v1/games/bulk", json={"games": [pairing(0)]}).status_code == 401
+
+    def test_a_retry_with_its_idempotency_key_gets_the_same_round(
+        self, keyed: Callable[..., FlaskClient], redis_url: str
+    ) -> None:
+        client = keyed()
+        body = {"games": [pairing(t) for t in range(3)]}
+        headers = {**key(ACME), "Idempotency-Key": "round-3-0123456789abcdef"}
+        first = client.post("/v1/games/bulk", json=body, headers=headers)
+        again = client.post("/v1/games/bulk", json=body, headers=headers)
+        assert first.status_code == again.status_code == 201
+        assert again.headers["Idempotent-Replayed"] == "true"
+        assert again.get_json() == first.get_json()  # the same ids and tokens
+        assert len(client.get("/v1/games", headers=key(ACME)).get_json()["games"]) == 3
+        other = client.post("/v1/games/bulk", json={"games": [pairing(9)]}, headers=headers)
+        assert other.status_code == 422
+        assert other.get_json()["type"] == "/problems/idempotency-key-reused"
+        # Another key's same Idempotency-Key is another request; no token is kept as it is.
+        beta = client.post("/v1/games/bulk", json=body, headers={**headers, **key(BETA)})
+        assert beta.status_code == 201 and "Idempotent-Replayed" not in beta.headers
+        tokens = [s["token"] for g in first.get_json()["games"] for s in g["seats"]]
+        with redis.Redis.from_url(redis_url) as raw:
+            kept = [unpack(raw.get(k) or b"").decode() for k in raw.keys("scopa:round:*")]
+        assert len(kept) == 2 and all('"games"' in answer for answer in kept)
+        stored = everything_stored(redis_url) + "".join(kept)
+        assert not any(token in stored for token in tokens)
 
     def test_each_game_counts_against_the_keys_creations(
         self, keyed: Callable[..., FlaskClient]

@@ -1179,7 +1179,7 @@ class TestStates:
     """Status and EventKind are the strings they stand for, in events, views and storage."""
 
     def test_the_strings(self) -> None:
-        assert [s.value for s in Status] == ["waiting", "playing", "finished"]
+        assert [s.value for s in Status] == ["waiting", "playing", "finished", "aborted"]
         assert [k.value for k in EventKind] == [
             "seat_joined",
             "seat_left",
@@ -1192,6 +1192,7 @@ class TestStates:
             "hand_over",
             "match_over",
             "rematch",
+            "aborted",
         ]
 
     def test_events_serialize_as_plain_strings(self) -> None:

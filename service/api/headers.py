@@ -173,6 +173,12 @@ def creation_request(body: Any) -> IdempotentRequest | None:
     return _idempotent("create", body, MIN_CREATION_KEY_LENGTH)
 
 
+def round_request(owner: str, body: Any) -> IdempotentRequest | None:
+    """A bulk creation's idempotent request (the service key ``owner``'s), if it carries
+    an Idempotency-Key."""
+    return _idempotent(f"bulk:{owner}", body, MIN_CREATION_KEY_LENGTH)
+
+
 def join_request(body: Any) -> IdempotentRequest | None:
     """A join's idempotent request, if it carries an Idempotency-Key (its answer holds a
     token: the key must be as long as a creation's)."""

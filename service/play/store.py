@@ -12,6 +12,7 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
                                the join that took seat n, idem:<hash> the creation
     scopa:game:{<id>}:events   list of event JSON, oldest first
     scopa:creation:{<hash>}    the id of the game a creation's Idempotency-Key created
+    scopa:round:{<hash>}       the answer kept for a bulk creation's Idempotency-Key
 
 A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl`` seconds
 after the creation. A game a service key created is also in that key's listing indexes
@@ -48,6 +49,8 @@ from .steps import Step
 KEY_PREFIX = "scopa:game:"
 #: A creation's Idempotency-Key (its keyed hash) -> the id of the game it created.
 CREATION_PREFIX = "scopa:creation:"
+#: A bulk creation's Idempotency-Key (its keyed hash) -> its kept answer.
+ROUND_PREFIX = "scopa:round:"
 
 #: KEYS[1] the game hash, KEYS[2] its event list.
 #: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
@@ -438,6 +441,19 @@ class GameStore:
         raises IdempotencyKeyReusedError when its key answered another request."""
         stored = self._read("HMGET", key_for(game_id), *request.slots)
         return request.replay(stored)
+
+    def kept_round(self, request: IdempotentRequest) -> Answer | None:
+        """The answer kept for the bulk creation ``request``, or None; raises
+        IdempotencyKeyReusedError when its key answered another request."""
+        return request.replay([self._read("GET", ROUND_PREFIX + "{" + request.name + "}")])
+
+    def keep_round(self, request: IdempotentRequest, answer: Answer) -> bool:
+        """Keep the answer to the bulk creation ``request`` (as long as its games live),
+        unless one is kept already (False: a request with the same key answered first)."""
+        _, value = request.record(answer)
+        kept = self.redis.set(ROUND_PREFIX + "{" + request.name + "}", value, nx=True, ex=self.ttl)
+        self._confirm()
+        return bool(kept)
 
     def claim_creation(self, request: IdempotentRequest, game_id: str) -> str:
         """The id of the game the creation ``request`` names: ``game_id`` if the request

@@ -11,8 +11,11 @@ from flask import current_app
 from flask.views import MethodView
 
 from .... import play
+from ....play import Answer
+from ....play.idempotency import seal_token
 from ... import ratelimit
 from ...context import bot_only_max_target, bot_settings, committed, server_secret, store
+from ...headers import CREATION_KEY_PARAMETER, REPLAYED, replayed, round_request
 from ...problems import STORE_ERRORS, Problem, ProblemType, problem_of
 from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
 from . import answers
@@ -23,7 +26,7 @@ from .schemas import MAX_BULK, BulkCreatedSchema, BulkCreateSchema
 @blp.route("/bulk")
 class BulkCreation(MethodView):
     @blp.arguments(BulkCreateSchema)
-    @blp.response(201, BulkCreatedSchema)
+    @blp.response(201, BulkCreatedSchema, headers=REPLAYED)
     @blp.documents(
         "createGames",
         {
@@ -31,13 +34,15 @@ class BulkCreation(MethodView):
             422: f"The body is not valid (1 to {MAX_BULK} games), or one of its games is "
             "not (`detail` names it, `games[<index>]`): a match that cannot exist, open "
             "seats with `start_at`, a `start_at` past the games' time to live. Nothing is "
-            "created.",
+            "created. Or an Idempotency-Key shorter than 16 characters, or reused with "
+            "another body.",
             429: "Over the key's creations quota (each game counts) or another of its "
             "quotas; nothing is created. Retry after `Retry-After` seconds.",
             **STORE_ERRORS,
         },
         limited=False,  # its 429 is above
         security=KEY_AUTH,
+        parameters=[CREATION_KEY_PARAMETER],
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Create a round of games
@@ -47,8 +52,11 @@ class BulkCreation(MethodView):
         fails). Each game is as `POST /v1/games` takes it (seats with `player_id`,
         `metadata`...), and may start later (`start_at`). Each counts against the key's
         creations quota. Answers every game's id and its seats' tokens (shown only
-        here), in the order asked."""
+        here, and to a retry with the same Idempotency-Key), in the order asked."""
         owner = require_key()
+        request = round_request(owner, body)
+        if request is not None and (earlier := store().kept_round(request)) is not None:
+            return _opened(earlier, request.key)
         games: list[dict[str, Any]] = body["games"]
         starts = [_start_of(number, game) for number, game in enumerate(games)]
         with_bots = sum(1 for game in games if any(s.get("bot") for s in game.get("seats") or ()))
@@ -88,9 +96,7 @@ class BulkCreation(MethodView):
         except BaseException:
             _undo(stored)
             raise
-        for creation in creations:
-            committed(creation)
-        return {
+        answer = {
             "games": [
                 {
                     "id": creation.game.id,
@@ -100,7 +106,17 @@ class BulkCreation(MethodView):
                 }
                 for creation in creations
             ]
-        }, 201
+        }
+        if request is not None:  # kept with its tokens sealed: none is stored as it is
+            kept = Answer(201, _sealed(answer, request.key), 1)
+            if not store().keep_round(request, kept):  # the same round, sent twice at once
+                _undo(stored)
+                earlier = store().kept_round(request)
+                assert earlier is not None, "a round's answer is kept once"
+                return _opened(earlier, request.key)
+        for creation in creations:
+            committed(creation)
+        return answer, 201
 
 
 def _start_of(number: int, game: dict[str, Any]) -> float | None:
@@ -124,6 +140,31 @@ def _refused(number: int, why: str) -> Problem:
         f"games[{number}]: {why}.",
         errors={"games": {str(number): {"start_at": [why]}}},
     )
+
+
+def _sealed(answer: dict[str, Any], key: str) -> dict[str, Any]:
+    """A round's answer with its tokens sealed with the client's ``key`` (or opened)."""
+    return {
+        "games": [
+            {
+                **game,
+                "seats": [
+                    seat
+                    if seat["token"] is None
+                    else {**seat, "token": seal_token(seat["token"], key, game["id"], seat["seat"])}
+                    for seat in game["seats"]
+                ],
+            }
+            for game in answer["games"]
+        ]
+    }
+
+
+def _opened(earlier: Answer, key: str) -> Any:
+    """The answer kept for a round, its tokens opened again."""
+    body, status, headers = replayed(earlier)
+    headers.pop("ETag", None)  # (a round has no one version)
+    return _sealed(body, key), status, headers
 
 
 def _undo(stored: list[play.Creation]) -> None:

@@ -113,12 +113,12 @@ def _scan(
                 if game is None and position.score < now_ms - PRUNE_AFTER_MS
             ],
         )
-        for position, game in zip(batch, games, strict=True):
+        for read, (position, game) in enumerate(zip(batch, games, strict=True), 1):
             last = position
             if game is not None and _matches(game, query):
                 found.append(game)
-                if len(found) == limit:
-                    return found, last, True
+                if len(found) == limit:  # more: the rest of the batch, or of the index
+                    return found, last, read < len(batch) or next(walk, None) is not None
     return found, last, True
 
 
