@@ -31,6 +31,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 from service import config
 from service.engine import Match
 from service.play.game import Game
+from service.play.webhooks import queueing as hook_queue
 from service.play.webhooks.addresses import (
     RefusedAddressError,
     allowed_hosts,
@@ -654,3 +655,38 @@ def test_the_records_move_on_once_and_bound_what_waits(redis_url: str) -> None:
         assert not client.keys(f"scopa:hooks:{{acme}}:*:{endpoint.id}*")
     finally:
         client.close()
+
+
+def test_a_request_sends_no_webhook_it_queues_a_job(keyed: Callable[..., FlaskClient]) -> None:
+    """With no worker running, a game's changes reach no endpoint: each commit of a key
+    with endpoints queues one job on the webhooks' queue, and sends nothing itself; a
+    game without an owner, or an owner without endpoints, queues none."""
+    receiver = Receiver()
+    receiver.load(SECRET)
+    receiver.up()
+    try:
+        client = keyed(WEBHOOK_ALLOW_HOSTS=f"127.0.0.1:{receiver.port}")
+        app = client.application
+        queue = hook_queue.queue_for(app.extensions["scopa_bot_queue"].connection)
+        seats = {"seats": [{"name": "A"}, {"name": "B"}]}
+        assert client.post("/v1/games", json=seats, headers=key(BETA)).status_code == 201
+        assert client.post("/v1/games", json=seats).status_code == 201
+        assert queue.count == 0
+        register(client, receiver.url)
+        made = client.post("/v1/games", json=seats, headers=key())
+        game_id = made.get_json()["id"]
+        view = client.get(f"/v1/games/{game_id}?as_seat=0", headers=key()).get_json()
+        seat = view["turn"]
+        legal = client.get(
+            f"/v1/games/{game_id}/legal-moves?as_seat={seat}", headers=key()
+        ).get_json()["moves"]
+        moved = client.post(
+            f"/v1/games/{game_id}/moves",
+            json={"card": legal[0]["card"], "capture": legal[0]["capture"]},
+            headers={**key(), "X-Seat": str(seat)},
+        )
+        assert moved.status_code == 200
+        assert queue.job_ids == [f"{game_id}-hooks-1", f"{game_id}-hooks-2"]
+        assert not receiver.answers
+    finally:
+        receiver.down()
