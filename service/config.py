@@ -123,6 +123,18 @@ def _checking(check: Callable[[str], object]) -> Callable[[str], None]:
     return validate
 
 
+def _retry_schedule(value: str) -> None:
+    from .play.webhooks.queueing import retry_schedule  # the one reading of it
+
+    retry_schedule(value)
+
+
+def _allowed_hosts(value: str) -> None:
+    from .play.webhooks.addresses import allowed_hosts  # the one reading of it
+
+    allowed_hosts(value)
+
+
 def _redis_url(url: str) -> None:
     """A Redis URL the service can connect to (the reading connect() itself uses)."""
     from .play.connections import parse  # redis-py's reading: imported only when needed
@@ -171,6 +183,7 @@ LIMITS = "Limits and quotas"
 BOTS = "Computer players"
 STREAMS = "Event streams"
 OPERATIONS = "Metrics, logs and the engine"
+WEBHOOKS = "Webhooks"
 
 SETTINGS: tuple[Setting, ...] = (
     # -- where the service listens, and with how many processes and threads ------------
@@ -636,6 +649,44 @@ SETTINGS: tuple[Setting, ...] = (
         "(`deploy/gunicorn.conf.py` gives each worker this many besides "
         "`GUNICORN_THREADS`); past it, 503 with `Retry-After`",
     ),
+    # -- webhooks ---------------------------------------------------------------------------------
+    Setting(
+        "WEBHOOK_RETRY_SCHEDULE",
+        str,
+        "",
+        group=WEBHOOKS,
+        check=_retry_schedule,
+        shown_default="`5,300,1800,7200,18000,36000,36000` (8 attempts over 27 h 35 min)",
+        meaning="seconds before each retry of a webhook delivery that failed (no 2xx within "
+        "5 s), comma-separated; past the last, the delivery is given up and its endpoint "
+        "disabled (docs/platforms.md). Shorter for tests only",
+    ),
+    Setting(
+        "WEBHOOK_ALLOW_HOSTS",
+        str,
+        "",
+        group=WEBHOOKS,
+        check=_allowed_hosts,
+        meaning="hosts (`host` or `host:port`, comma-separated) webhook endpoints may be at "
+        "over `http://` and at any address, loopback and private included: for development "
+        "and tests. Any other endpoint must be `https://` at a public address",
+    ),
+    Setting(
+        "WEBHOOK_MAX_ENDPOINTS",
+        int,
+        16,
+        minimum=1,
+        group=WEBHOOKS,
+        meaning="webhook endpoints a service key may have",
+    ),
+    Setting(
+        "WEBHOOK_MAX_PENDING",
+        int,
+        10000,
+        minimum=1,
+        group=WEBHOOKS,
+        meaning="deliveries an endpoint may have waiting; past it, the endpoint is disabled",
+    ),
     # -- operations -------------------------------------------------------------------------------
     Setting(
         "METRICS_PORT",
@@ -684,7 +735,16 @@ SETTINGS: tuple[Setting, ...] = (
     ),
 )
 
-GROUPS: tuple[str, ...] = (LISTENING, REDIS, REQUESTS, LIMITS, BOTS, STREAMS, OPERATIONS)
+GROUPS: tuple[str, ...] = (
+    LISTENING,
+    REDIS,
+    REQUESTS,
+    LIMITS,
+    BOTS,
+    STREAMS,
+    WEBHOOKS,
+    OPERATIONS,
+)
 _SCHEMA = ma.Schema.from_dict(
     {setting.name: setting.field() for setting in SETTINGS}, name="Settings"
 )

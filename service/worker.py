@@ -17,6 +17,8 @@ from . import config
 from .engine.build import check_engine, engine_build, engine_description
 from .play import BotSettings
 from .play.background import WorkerSettings, configure, queue_connection, queues_for
+from .play.webhooks.addresses import allowed_hosts
+from .play.webhooks.queueing import HookSettings, retry_schedule
 
 #: How often the worker looks for jobs whose worker died (rq's maintenance): they are
 #: retried once their heartbeat has expired (rq waits its monitoring interval + 60 s).
@@ -37,6 +39,11 @@ def settings_from(values: dict[str, Any]) -> WorkerSettings:
         min_replicas=values["REDIS_MIN_REPLICAS"],
         replica_timeout_seconds=values["REDIS_REPLICA_TIMEOUT_SECONDS"],
         budget_seconds=values["COST_BUDGET_SECONDS_PER_ADDRESS"],
+        webhooks=HookSettings(
+            schedule=retry_schedule(values["WEBHOOK_RETRY_SCHEDULE"]),
+            allow=allowed_hosts(values["WEBHOOK_ALLOW_HOSTS"]),
+            max_pending=values["WEBHOOK_MAX_PENDING"],
+        ),
     )
 
 

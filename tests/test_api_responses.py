@@ -10,7 +10,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import marshmallow as ma
+import orjson
 import pytest
+import redis
 from flask import Flask, jsonify
 from flask.json.provider import DefaultJSONProvider
 from flask.testing import FlaskClient
@@ -19,7 +21,10 @@ from marshmallow import fields
 from service.api import examples
 from service.api.resources.games.schemas import GameViewSchema
 from service.api.responses import ResponseSchema
-from service.engine import VARIANTS
+from service.engine import VARIANTS, Match
+from service.play import records
+from service.play.game import Game
+from service.play.webhooks.store import Message, WebhookStore
 
 from .helpers import Table
 
@@ -130,11 +135,45 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
         keyed.get("/v1/games?limit=1", headers=key),
         keyed.get(f"/v1/games/{game_id}?as_seat=0", headers=key),
     ]
+    # Its webhook endpoint (one delivery written as a worker would), its records.
+    hooked = make_app(
+        REDIS_URL=redis_url, SERVICE_KEYS=f"acme={secret}", WEBHOOK_ALLOW_HOSTS="127.0.0.1:9"
+    ).test_client()
+    hook = {"url": "http://127.0.0.1:9/hook", "events": ["game.aborted"]}
+    registered = hooked.post("/v1/webhooks", json=hook, headers=key)
+    assert registered.status_code == 201, registered.get_json()
+    endpoint = registered.get_json()["id"]
+    hooks = WebhookStore(redis.Redis.from_url(redis_url, decode_responses=True), 60)
+    message = Message(f"msg_{game_id}.5", "game.aborted", game_id, '{"type": "game.aborted"}')
+    hooks.dispatch("acme", game_id, "", "6", {endpoint: [message]}, 10)
+    hooks.client.close()
+    deliveries = f"/v1/webhooks/{endpoint}/deliveries"
+    record = keyed.get(f"/v1/games/{game_id}/record", headers=key)
+    imported = keyed.post("/v1/games/import", json=play_a_record(rng), headers=key)
+    assert imported.status_code == 201, imported.get_json()
+    retried = hooked.post(f"{deliveries}/{message.id}/retry", headers=key)
+    assert retried.status_code == 202, retried.get_json()
+    requests += [
+        record,
+        hooked.get("/v1/webhooks", headers=key),
+        hooked.get(f"/v1/webhooks/{endpoint}", headers=key),
+        hooked.get(deliveries, headers=key),
+        hooked.get(f"{deliveries}/{message.id}", headers=key),
+    ]
     for response in requests:
         assert response.status_code == 200, response.get_json()
     reacted = client.post(cirulla.url("/reactions"), json={"emote": "gg"}, headers=cirulla.auth(0))
     assert reacted.status_code == 202, reacted.get_json()
     assert set(dumped) >= success_schemas(app)
+
+
+def play_a_record(rng: random.Random) -> dict[str, Any]:
+    """The record of a finished random match (as a key would export it)."""
+    match, events = Match.new(target=1, seed=rng.randrange(1000))
+    while match.status == "playing":
+        events += match.push(rng.choice(match.legal_moves()))
+    game = Game(id="g", version=2, match=match, bots=(None, None), token_hashes=(None, None))
+    return orjson.loads(orjson.dumps(records.record_of(game, events)))
 
 
 def test_a_field_the_schema_does_not_declare_is_not_sent() -> None:

@@ -40,15 +40,22 @@ def run(*command: str | Path, cwd: Path = ROOT, timeout: float = 300) -> str:
     return run_tool(*command, cwd=cwd, timeout=timeout, with_stderr=True)
 
 
+#: What the generator reads the export's NDJSON as (docs/frontends.md): its text.
+CONTENT_TYPES = {"application/x-ndjson": "text/plain"}
+
+
 def generate(into: Path, **config: bool) -> Path:
     """The client of the spec, generated into ``into``/client (its package: scopa_client),
-    with the generator's ``config``; no post hooks (formatting is not what is tested)."""
+    with the generator's ``config`` and the content type docs/frontends.md maps; no post
+    hooks (formatting is not what is tested)."""
     generator = shutil.which("openapi-python-client", path=str(BIN))
     if generator is None:
         pytest.skip("openapi-python-client not installed: `make venv` installs the test extra")
     into.mkdir(parents=True, exist_ok=True)
     settings = into / "config.json"
-    settings.write_text(json.dumps({"post_hooks": [], **config}))
+    settings.write_text(
+        json.dumps({"post_hooks": [], "content_type_overrides": CONTENT_TYPES, **config})
+    )
     printed = run(
         generator, "generate",
         "--path", SPEC,

@@ -9,7 +9,7 @@ cluster, ``redis-cli``) is not installed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 import redis
@@ -197,3 +197,87 @@ def test_sentinel_promotes_the_replica_when_the_master_dies(
     with redis.Redis(host="127.0.0.1", port=old, decode_responses=True) as back:
         assert back.info("replication")["master_port"] == new
         assert back.get("game:1") == "saved"
+
+
+def test_webhooks_are_delivered_from_games_on_the_cluster(
+    cluster: RedisClusterProcesses, make_app: Callable[..., Any]
+) -> None:
+    """The webhooks' records of a service key are in one slot of the cluster (its name
+    in braces), so their scripts run there: a key's endpoint registered on an app whose
+    games are on the cluster receives its game's events from a worker (its queue on a
+    Redis of its own, as rq needs), verified, in order; the delivery log says so."""
+    from service.play.webhooks import store as hooks
+    from tests.devredis import RedisServer
+    from tests.test_scale_out import worker
+    from tests.test_webhooks import KEYS, Receiver, deliveries, key, position, register, wait_for
+
+    client = RedisCluster(host="127.0.0.1", port=cluster.ports[0])
+    try:
+        slots = {
+            client.keyslot(name)
+            for name in (
+                hooks.endpoints_key("acme"),
+                hooks.cursor_key("acme"),
+                hooks.pending_key("acme"),
+                hooks.deliveries_key("acme", "ep_1"),
+                hooks.log_key("acme", "ep_1"),
+                hooks.queue_key("acme", "ep_1", "game"),
+                hooks.queues_key("acme", "ep_1"),
+            )
+        }
+        assert len(slots) == 1
+    finally:
+        client.close()
+    receiver = Receiver()
+    allow = f"127.0.0.1:{receiver.port}"
+    with RedisServer() as queue:
+        app = make_app(
+            REDIS_URL=cluster.url,
+            QUEUE_REDIS_URL=queue.url,
+            SERVICE_KEYS=KEYS,
+            WEBHOOK_ALLOW_HOSTS=allow,
+        )
+        api = app.test_client()
+        endpoint = register(api, receiver.url)
+        receiver.load(endpoint["secret"])
+        receiver.up()
+        try:
+            with worker(cluster.url, QUEUE_REDIS_URL=queue.url, WEBHOOK_ALLOW_HOSTS=allow):
+                made = api.post(
+                    "/v1/games",
+                    json={"seats": [{"name": "A", "player_id": "u-a"}, {"name": "B"}]},
+                    headers=key(),
+                )
+                assert made.status_code == 201
+                game_id = made.get_json()["id"]
+                moves = api.get(
+                    f"/v1/games/{game_id}/legal-moves?as_seat=0", headers=key()
+                ).get_json()
+                seat = moves["seat"] if moves["moves"] else 1
+                legal = api.get(
+                    f"/v1/games/{game_id}/legal-moves?as_seat={seat}", headers=key()
+                ).get_json()["moves"]
+                played = api.post(
+                    f"/v1/games/{game_id}/moves",
+                    json={"card": legal[0]["card"], "capture": legal[0]["capture"]},
+                    headers={**key(), "X-Seat": str(seat)},
+                )
+                assert played.status_code == 200, played.get_json()
+                events = api.get(f"/v1/games/{game_id}/events", headers=key()).get_json()
+                last = (len(events["events"]) - 1, 1)  # the turn after the move
+                log = wait_for(
+                    lambda: (
+                        (found := deliveries(api, endpoint["id"]))
+                        and position(found[-1]["id"]) == last
+                        and all(d["status"] == "succeeded" for d in found)
+                        and found
+                    ),
+                    30,
+                    "the game's deliveries",
+                )
+        finally:
+            receiver.down()
+    ids = receiver.ids()
+    assert ids == [d["id"] for d in log] and ids == sorted(ids, key=position)
+    assert [d["type"] for d in log][:3] == ["game.created", "game.started", "turn.started"]
+    assert receiver.received[0]["data"]["game"]["seats"][0]["player_id"] == "u-a"

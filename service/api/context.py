@@ -9,6 +9,7 @@ from flask import current_app
 
 from ..play import BotSettings, GameStore, Step, connections
 from ..play.background import schedule
+from ..play.webhooks import queueing as webhooks
 from .observability import count_step
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,17 @@ def committed(step: Step) -> None:
     request's allowance, or for when the turn clock of the person to play runs out (and
     the clock's job of the turn the step ended deleted). The
     game is committed already: if the queue cannot be reached, the request still
-    succeeds, and ``POST /v1/games/{id}/bots`` plays the moves due later."""
+    succeeds, and ``POST /v1/games/{id}/bots`` plays the moves due later. And if the
+    game's owner has webhook endpoints, the job that turns the commit's events into
+    deliveries is queued (a later commit's job delivers them if this one could not be
+    queued)."""
     count_step(step)
     queue: rq.Queue = current_app.extensions["scopa_bot_queue"]
     try:
         schedule(queue, step.game, step.replaced_deadline)
     except connections.ERRORS as error:
         log.warning("could not queue the computer players' turn: %s", type(error).__name__)
+    try:  # the game's webhooks, if its owner has endpoints: sent by a worker
+        webhooks.announce(queue.connection, store().redis, step.game)
+    except connections.ERRORS as error:
+        log.warning("could not queue the game's webhooks: %s", type(error).__name__)

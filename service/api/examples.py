@@ -11,7 +11,12 @@ against its schema in the spec. :class:`~.blueprint.Blueprint` puts them in the 
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from ..engine import Match, Status
+from ..play.game import Game
+from ..play.records import record_of
 
 GAME_ID = "IQXvjVesTzUolFf46urnQg"
 #: Ana's seat token.
@@ -348,6 +353,46 @@ REQUESTS: dict[str, Any] = {
             for table in (1, 2)
         ]
     },
+    "createWebhook": {
+        "url": "https://platform.example/scopa/webhooks",
+        "events": ["game.over", "turn.started"],
+    },
+}
+
+
+def _record() -> dict[str, Any]:
+    """The record of a short match (to 1 point, each seat playing its first legal move),
+    as its key would export it."""
+    match, events = Match.new(names=["Ana", "Bruno"], target=1, seed=29)
+    while match.status == Status.PLAYING:
+        first = match.legal_moves()[0]
+        events += match.push(first)
+    game = Game(
+        id=GAME_ID,
+        version=80,
+        match=match,
+        bots=(None, "greedy"),
+        token_hashes=(None, None),
+        owner="acme",
+        player_ids=("user-8812", "user-1907"),
+        metadata={"tournament": "spring-cup", "round": "3"},
+        created_at=1796306400.0,
+    )
+    return json.loads(json.dumps(record_of(game, events)))
+
+
+#: A finished match's record, as exported (and imported again).
+RECORD = _record()
+REQUESTS["importGame"] = RECORD
+#: A webhook endpoint as registered (its secret is shown only then).
+WEBHOOK = {
+    "id": "ep_Zp3kR8vQ2mXy7tWa",
+    "url": "https://platform.example/scopa/webhooks",
+    "events": ["game.over", "turn.started"],
+    "created_at": "2026-12-03T14:00:00.000Z",
+    "disabled": False,
+    "disabled_reason": None,
+    "disabled_at": None,
 }
 #: Answers, by operation and status.
 ANSWERS: dict[str, dict[int, Any]] = {
@@ -365,4 +410,6 @@ ANSWERS: dict[str, dict[int, Any]] = {
     "abortGame": {200: ABORTED},
     "listGames": {200: LISTED},
     "createGames": {201: BULK_CREATED},
+    "createWebhook": {201: {**WEBHOOK, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
+    "listWebhooks": {200: {"endpoints": [WEBHOOK]}},
 }

@@ -90,6 +90,11 @@ class ProblemType(StrEnum):
     HAND_IN_PROGRESS = "/problems/hand-in-progress"
     HAND_NOT_FOUND = "/problems/hand-not-found"
     RATE_LIMITED = "/problems/rate-limited"
+    WEBHOOK_NOT_FOUND = "/problems/webhook-not-found"
+    WEBHOOK_DELIVERY_NOT_FOUND = "/problems/webhook-delivery-not-found"
+    WEBHOOK_URL_REFUSED = "/problems/webhook-url-refused"
+    TOO_MANY_WEBHOOKS = "/problems/too-many-webhooks"
+    RECORD_REFUSED = "/problems/record-refused"
     STORAGE_UNAVAILABLE = "/problems/storage-unavailable"
     INTERNAL = "/problems/internal"
 
@@ -192,6 +197,27 @@ MEANINGS: dict[ProblemType, tuple[str, str]] = {
         "That hand is still being played: no score yet.",
     ),
     ProblemType.HAND_NOT_FOUND: ("Hand not found", "The match has no hand with this number."),
+    ProblemType.WEBHOOK_NOT_FOUND: (
+        "Webhook endpoint not found",
+        "The service key has no webhook endpoint with this id.",
+    ),
+    ProblemType.WEBHOOK_DELIVERY_NOT_FOUND: (
+        "Webhook delivery not found",
+        "The endpoint has no delivery with this id (its log keeps the latest 1,000).",
+    ),
+    ProblemType.WEBHOOK_URL_REFUSED: (
+        "Webhook URL refused",
+        "Webhooks go only to https:// URLs at public addresses (after DNS resolution).",
+    ),
+    ProblemType.RECORD_REFUSED: (
+        "Record refused",
+        "An imported record is not that of a finished match: `event` is the first event "
+        "the rules refuse, or `detail` names the claim its events contradict.",
+    ),
+    ProblemType.TOO_MANY_WEBHOOKS: (
+        "Too many webhook endpoints",
+        "The service key has as many webhook endpoints as the service allows.",
+    ),
     ProblemType.RATE_LIMITED: (
         "Too many requests",
         "Over the request rate allowed per address or token; retry after `Retry-After`.",
@@ -218,7 +244,7 @@ class ProblemSchema(ResponseSchema):
     """An RFC 9457 problem details object."""
 
     #: Present only with the problems they belong to.
-    optional = frozenset({"errors", "legal_captures", "current_version"})
+    optional = frozenset({"errors", "legal_captures", "current_version", "event"})
 
     type = Enumerated(PROBLEM_TYPE, metadata={"description": "The kind of problem."})
     title = ma.fields.String(required=True, metadata={"description": "Short summary of the type."})
@@ -239,6 +265,13 @@ class ProblemSchema(ResponseSchema):
     )
     current_version = ma.fields.Integer(
         metadata={"description": "Version mismatch and conflicts: the game's version now."}
+    )
+    event = ma.fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "A refused record: the position in its `events` of the first "
+            "event the rules refuse (null: a claim of the record is refused)."
+        },
     )
 
 

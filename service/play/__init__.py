@@ -7,7 +7,10 @@
 - :mod:`.store`: Redis, and :meth:`GameStore.commit`, the one place a step is stored;
 - :mod:`.idempotency`: Idempotency-Key, kept with the commit it answers;
 - :mod:`.budget`: what each payer's background play may cost;
-- :mod:`.background`: the background workers' jobs (computer players, turn clocks).
+- :mod:`.background`: the background workers' jobs (computer players, turn clocks);
+- :mod:`.records`: a finished match as a record, exported and imported again;
+- :mod:`.webhooks`: a service key's webhook endpoints, their deliveries and the jobs
+  that send them.
 """
 
 from .game import (

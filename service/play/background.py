@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -52,6 +52,7 @@ from .budget import Budget
 from .game import Game
 from .steps import BotSettings, bots_move
 from .store import GameNotFoundError, GameStore, VersionConflictError
+from .webhooks import queueing as hook_queue
 
 QUEUE_NAME = "scopa-bots"
 CLOCK_QUEUE_NAME = "scopa-clock"
@@ -77,6 +78,8 @@ class WorkerSettings:
     replica_timeout_seconds: float = 0.25
     #: Seconds of background work a payer may cost a minute (0: no budget).
     budget_seconds: float = 0.0
+    #: How webhooks are delivered (service/play/webhooks/).
+    webhooks: hook_queue.HookSettings = field(default_factory=hook_queue.HookSettings)
 
 
 _settings: WorkerSettings | None = None
@@ -89,7 +92,14 @@ def configure(settings: WorkerSettings) -> None:
     _settings, _store = settings, None
 
 
-def _game_store() -> GameStore:
+def worker_settings() -> WorkerSettings:
+    """What :func:`configure` set; RuntimeError outside a worker."""
+    if _settings is None:
+        raise RuntimeError("background jobs run in a worker: python -m service.worker")
+    return _settings
+
+
+def game_store() -> GameStore:
     """This process's store: a work-horse forked from the worker makes its own
     connections, never the parent's."""
     global _store
@@ -146,9 +156,12 @@ def clock_queue_for(connection: redis.Redis) -> rq.Queue:
 
 def queues_for(connection: redis.Redis, *, only_clock: bool = False) -> list[rq.Queue]:
     """The queues a worker takes jobs from, in the order it takes them: the clocks'
-    first (and only, with ``only_clock``)."""
+    first (and only, with ``only_clock``), then the computer players', then the
+    webhooks' (service/play/webhooks/)."""
     clocks = clock_queue_for(connection)
-    return [clocks] if only_clock else [clocks, queue_for(connection)]
+    if only_clock:
+        return [clocks]
+    return [clocks, queue_for(connection), hook_queue.queue_for(connection)]
 
 
 def clock_job_id(game_id: str, deadline: float) -> str:
@@ -239,7 +252,7 @@ def time_out(game_id: str) -> int:
 
 def _play(game_id: str, *, clock: bool) -> int:
     assert _settings is not None
-    store = _game_store()
+    store = game_store()
     budget = Budget(_settings.budget_seconds)
     started = time.monotonic()
     try:
@@ -299,6 +312,7 @@ def _play(game_id: str, *, clock: bool) -> int:
         except GameNotFoundError:
             return committed
         schedule(queue_for(current.connection), game, replaced, running=current.id)
+        hook_queue.announce(current.connection, store.redis, game)
     return committed
 
 

@@ -1,0 +1,189 @@
+"""A service key's finished matches as records (service/play/records.py): one game's,
+every one of them as NDJSON, and a record imported as a finished game."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+import orjson
+from flask import Response, stream_with_context
+from flask.views import MethodView
+
+from ....engine import Status
+from ....play import records
+from ....play.listing import games_key, player_key
+from ...blueprint import Blueprint
+from ...context import store
+from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...seats import check_owner
+from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
+from .schemas import ExportQuerySchema, ImportSchema, RecordSchema
+
+blp = Blueprint(
+    "records",
+    __name__,
+    url_prefix="/v1/games",
+    description="Records of finished matches (for a service key): one game's, an export "
+    "of many as NDJSON, and an import that replays a record through the rules.",
+)
+
+NDJSON = "application/x-ndjson"
+#: Games read from Redis at a time while exporting.
+BATCH = 50
+
+
+@blp.route("/<string:game_id>/record")
+class GameRecord(MethodView):
+    @blp.response(200, RecordSchema)
+    @blp.documents(
+        "getGameRecord",
+        {
+            **NOT_A_KEY,
+            404: "No game has this id, or its key did not create it.",
+            409: "The match is not over: a record is of a finished or aborted match.",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def get(self, game_id: str) -> Any:
+        """Read a match's record
+
+        For the service key that created it, once the match is over: its setup, seats
+        (with `player_id`), metadata, every event in order with every card (each deal,
+        move and declaration, each hand's score), each hand's score lines and the
+        result with why. The same record as a line of `GET /v1/games/export`, and what
+        `POST /v1/games/import` takes."""
+        require_key()
+        game = store().load(game_id)
+        check_owner(game)
+        return _record(game)
+
+
+def _record(game: Any) -> dict[str, Any]:
+    try:
+        _, events = store().events(game.id)
+        return records.record_of(game, events)
+    except records.NotOverError:
+        raise Problem(
+            409,
+            ProblemType.MATCH_NOT_OVER,
+            f"The game is {game.status}: its record exists once the match is finished or aborted.",
+        ) from None
+
+
+@blp.route("/export")
+class Export(MethodView):
+    @blp.arguments(ExportQuerySchema, location="query")
+    @blp.doc(
+        responses={
+            "200": {
+                "description": "One finished or aborted match's record a line, newest "
+                "first (as `GET /v1/games/{id}/record`).",
+                "content": {NDJSON: {"schema": {"type": "string"}}},
+            }
+        }
+    )
+    @blp.documents(
+        "exportGames",
+        {
+            **NOT_A_KEY,
+            422: "A filter is not valid (a time that is not RFC 3339 with its offset, "
+            "`max` out of 1 to 1000).",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def get(self, query: dict[str, Any]) -> Any:
+        """Export your finished matches
+
+        For a service key: the records of its finished and aborted matches, newest
+        first, one JSON object a line (NDJSON, streamed), created from `since` to before
+        `until`, with a seat of `player_id` if given: `max` at most (1,000), then go on
+        with `until` set to the last line's `created_at`. Matches not over are left out,
+        as are games gone (`GAME_TTL_SECONDS` after their last change)."""
+        owner = require_key()
+        player = query.get("player_id")
+        key = games_key(owner) if player is None else player_key(owner, player)
+        walk = store().index.walk(
+            key, newest_ms=_ms(query.get("until"), -1), oldest_ms=_ms(query.get("since"), 0)
+        )
+        lines = _lines(walk, query["max"])
+        return Response(stream_with_context(lines), 200, mimetype=NDJSON)
+
+
+def _lines(walk: Iterator[Any], most: int) -> Iterator[bytes]:
+    """The records of the games ``walk`` names, over, ``most`` at most, a line each."""
+    sent = 0
+    while sent < most:
+        batch = list(islice(walk, BATCH))
+        if not batch:
+            return
+        for game in store().load_many([position.game_id for position in batch]):
+            if game is None or game.status not in (Status.FINISHED, Status.ABORTED):
+                continue
+            _, events = store().events(game.id)
+            try:
+                record = records.record_of(game, events)
+            except records.NotOverError:  # aborted before its match was dealt: no match
+                continue
+            yield orjson.dumps(record) + b"\n"
+            sent += 1
+            if sent == most:
+                return
+
+
+def _ms(moment: datetime | None, step: int) -> int | None:
+    """A filter's time as an index score (ms): ``since`` from its millisecond (0),
+    ``until`` up to the one before it (-1)."""
+    if moment is None:
+        return None
+    ms = moment.timestamp() * 1000
+    return math.ceil(ms) if step == 0 else math.ceil(ms) - 1
+
+
+@blp.route("/import")
+class Import(MethodView):
+    @blp.arguments(ImportSchema)
+    @blp.response(201, RecordSchema)
+    @blp.documents(
+        "importGame",
+        {
+            **NOT_A_KEY,
+            422: "The body is not a record; or the rules refuse it "
+            "(`/problems/record-refused`: `event` is the first event they refuse, or a "
+            "claim of the record its events contradict).",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def post(self, body: dict[str, Any]) -> Any:
+        """Import a match's record
+
+        For a service key: a record (as `GET /v1/games/{id}/record` gives it) of a
+        finished match, replayed through the rules event by event (every deal, move and
+        declaration must be legal and give exactly the events recorded; the result and
+        hand scores must be the replay's), stored as a finished game of the key with a
+        new id: it is listed, exported, read as any other (`as_seat`, `hands`,
+        `events`). Answers its record."""
+        owner = require_key()
+        plain = {**body, "created_at": None}
+        if body["created_at"] is not None:
+            plain["created_at"] = body["created_at"].isoformat()
+        try:
+            step = records.imported(plain, owner)
+        except records.RecordRefusedError as refused:
+            raise Problem(
+                422,
+                ProblemType.RECORD_REFUSED,
+                f"This record is not that of a finished match: {refused}.",
+                event=refused.event,
+            ) from None
+        game = step.game
+        assert game.created_at is not None
+        store().index.add(owner, game.id, round(game.created_at * 1000), game.player_ids)
+        store().commit(step)
+        return _record(game), 201

@@ -1,0 +1,258 @@
+"""/v1/webhooks: a service key registers the endpoints its games' events are POSTed
+to, reads what was delivered, and asks for a delivery again. Deliveries themselves are
+the background workers' (service/play/webhooks/jobs.py): no request sends one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import current_app, url_for
+from flask.views import MethodView
+
+from ....play.webhooks import jobs
+from ....play.webhooks.addresses import RefusedAddressError, allowed_hosts, check_url
+from ....play.webhooks.events import rfc3339
+from ....play.webhooks.store import Endpoint, TooManyEndpointsError, WebhookStore
+from ...blueprint import Blueprint
+from ...context import store
+from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
+from .schemas import (
+    DeliveryListSchema,
+    DeliveryQuerySchema,
+    DeliverySchema,
+    EndpointCreatedSchema,
+    EndpointListSchema,
+    EndpointSchema,
+    WebhookRequestSchema,
+)
+
+blp = Blueprint(
+    "webhooks",
+    __name__,
+    url_prefix="/v1/webhooks",
+    description="Webhooks (for a service key): endpoints that receive signed events of "
+    "the key's games (Standard Webhooks), their delivery log, and redelivery.",
+)
+
+ENDPOINT_NOT_FOUND = {404: "The key has no webhook endpoint with this id."}
+
+
+def _hooks() -> WebhookStore:
+    games = store()
+    return WebhookStore(games.redis, games.ttl)
+
+
+def _shown(endpoint: Endpoint) -> dict[str, Any]:
+    return {
+        "id": endpoint.id,
+        "url": endpoint.url,
+        "events": list(endpoint.events),
+        "created_at": rfc3339(endpoint.created_at),
+        "disabled": endpoint.disabled_reason is not None,
+        "disabled_reason": endpoint.disabled_reason,
+        "disabled_at": None if endpoint.disabled_at is None else rfc3339(endpoint.disabled_at),
+    }
+
+
+def _delivery(delivery: dict[str, Any]) -> dict[str, Any]:
+    due = delivery.get("next_attempt_at")
+    return {
+        "id": delivery["id"],
+        "type": delivery["type"],
+        "game": delivery["game"],
+        "status": delivery["status"],
+        "created_at": rfc3339(delivery["created_at"]),
+        "next_attempt_at": None if due is None or delivery["status"] != "pending" else rfc3339(due),
+        "payload": orjson.loads(delivery["body"]),
+        "attempts": [{**a, "at": rfc3339(a["at"])} for a in delivery["attempts"]],
+    }
+
+
+def _endpoint(owner: str, endpoint_id: str) -> Endpoint:
+    endpoint = _hooks().endpoint(owner, endpoint_id)
+    if endpoint is None:
+        raise Problem(
+            404,
+            ProblemType.WEBHOOK_NOT_FOUND,
+            "This key has no webhook endpoint with this id: GET /v1/webhooks lists them.",
+        )
+    return endpoint
+
+
+@blp.route("")
+class Webhooks(MethodView):
+    @blp.arguments(WebhookRequestSchema)
+    @blp.response(201, EndpointCreatedSchema)
+    @blp.documents(
+        "createWebhook",
+        {
+            **NOT_A_KEY,
+            409: "The key has as many endpoints as the service allows "
+            "(`WEBHOOK_MAX_ENDPOINTS`): delete one first.",
+            422: "The body is not valid; or the URL is refused (`/problems/webhook-url-"
+            "refused`: not https://, or a host that does not resolve, or resolves to a "
+            "loopback, private, link-local or metadata address).",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def post(self, body: dict[str, Any]) -> Any:
+        """Register a webhook endpoint
+
+        The events of the key's games, of the types asked for, are POSTed to the URL as
+        JSON, signed as the Standard Webhooks specification says (headers `webhook-id`,
+        `webhook-timestamp`, `webhook-signature`), in order per game, by the background
+        workers; a delivery not answered 2xx within 5 s is tried again on the retry
+        schedule (docs/platforms.md). The answer holds the endpoint's signing `secret`,
+        shown only here."""
+        owner = require_key()
+        allow = allowed_hosts(current_app.config["WEBHOOK_ALLOW_HOSTS"])
+        try:
+            check_url(body["url"], allow)
+        except RefusedAddressError as refused:
+            raise Problem(
+                422,
+                ProblemType.WEBHOOK_URL_REFUSED,
+                f"This URL cannot receive webhooks: {refused}. Give an https:// URL at a "
+                "public address.",
+            ) from None
+        events = list(dict.fromkeys(body["events"]))
+        most = current_app.config["WEBHOOK_MAX_ENDPOINTS"]
+        try:
+            endpoint = _hooks().add_endpoint(owner, body["url"], events, most)
+        except TooManyEndpointsError:
+            raise Problem(
+                409,
+                ProblemType.TOO_MANY_WEBHOOKS,
+                f"This key has {most} webhook endpoints, the most it may have: delete one "
+                "(DELETE /v1/webhooks/{id}) before registering another.",
+            ) from None
+        return {**_shown(endpoint), "secret": endpoint.secret}, 201
+
+    @blp.response(200, EndpointListSchema)
+    @blp.documents("listWebhooks", {**NOT_A_KEY, **STORE_ERRORS}, security=KEY_AUTH)
+    def get(self) -> Any:
+        """List the key's webhook endpoints
+
+        Oldest first, without their secrets; a disabled endpoint says why."""
+        owner = require_key()
+        return {"endpoints": [_shown(e) for e in _hooks().endpoints(owner)]}
+
+
+@blp.route("/<string:endpoint_id>")
+class WebhookItem(MethodView):
+    @blp.response(200, EndpointSchema)
+    @blp.documents(
+        "getWebhook", {**NOT_A_KEY, **ENDPOINT_NOT_FOUND, **STORE_ERRORS}, security=KEY_AUTH
+    )
+    def get(self, endpoint_id: str) -> Any:
+        """Read a webhook endpoint
+
+        Its URL, event types and whether it is disabled (and why)."""
+        return _shown(_endpoint(require_key(), endpoint_id))
+
+    @blp.response(204)
+    @blp.documents(
+        "deleteWebhook", {**NOT_A_KEY, **ENDPOINT_NOT_FOUND, **STORE_ERRORS}, security=KEY_AUTH
+    )
+    def delete(self, endpoint_id: str) -> Any:
+        """Delete a webhook endpoint
+
+        Nothing more is sent to it, and its delivery log is gone."""
+        owner = require_key()
+        _endpoint(owner, endpoint_id)
+        _hooks().delete_endpoint(owner, endpoint_id)
+        return "", 204
+
+
+@blp.route("/<string:endpoint_id>/deliveries")
+class Deliveries(MethodView):
+    @blp.arguments(DeliveryQuerySchema, location="query")
+    @blp.response(200, DeliveryListSchema)
+    @blp.documents(
+        "listWebhookDeliveries",
+        {
+            **NOT_A_KEY,
+            **ENDPOINT_NOT_FOUND,
+            422: "`limit` or `before` is not valid.",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def get(self, query: dict[str, Any], endpoint_id: str) -> Any:
+        """List an endpoint's deliveries
+
+        Newest first (the latest 1,000 are kept, for as long as games are): each
+        message's id, type, game, status, payload and every attempt (when, the status
+        answered, why it failed). `next` links the older ones."""
+        owner = require_key()
+        _endpoint(owner, endpoint_id)
+        limit = query["limit"]
+        found = _hooks().deliveries(owner, endpoint_id, before=query.get("before"), limit=limit)
+        following = None
+        if len(found) == limit:
+            oldest = found[-1]["seq"]
+            following = url_for(
+                "webhooks.Deliveries", endpoint_id=endpoint_id, limit=limit, before=oldest
+            )
+        return {"deliveries": [_delivery(d) for d in found], "next": following}
+
+
+@blp.route("/<string:endpoint_id>/deliveries/<string:message_id>")
+class DeliveryItem(MethodView):
+    @blp.response(200, DeliverySchema)
+    @blp.documents(
+        "getWebhookDelivery",
+        {
+            **NOT_A_KEY,
+            404: "The key has no endpoint with this id, or it has no delivery with this id.",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def get(self, endpoint_id: str, message_id: str) -> Any:
+        """Read a delivery
+
+        Its status, payload and attempts."""
+        return _delivery(_found_delivery(require_key(), endpoint_id, message_id))
+
+
+@blp.route("/<string:endpoint_id>/deliveries/<string:message_id>/retry")
+class DeliveryRetry(MethodView):
+    @blp.response(202, DeliverySchema)
+    @blp.documents(
+        "retryWebhookDelivery",
+        {
+            **NOT_A_KEY,
+            404: "The key has no endpoint with this id, or it has no delivery with this id.",
+            **STORE_ERRORS,
+        },
+        security=KEY_AUTH,
+    )
+    def post(self, endpoint_id: str, message_id: str) -> Any:
+        """Send a delivery again
+
+        One more attempt, by a background worker, soon: also of a delivery that failed,
+        and to a disabled endpoint (to check that it works again). The same `webhook-id`
+        as before. Answers the delivery as it is now; its log shows the attempt
+        (`manual`) once made."""
+        owner = require_key()
+        delivery = _found_delivery(owner, endpoint_id, message_id)
+        connection = current_app.extensions["scopa_bot_queue"].connection
+        jobs.enqueue_redelivery(connection, owner, endpoint_id, message_id)
+        return _delivery(delivery), 202
+
+
+def _found_delivery(owner: str, endpoint_id: str, message_id: str) -> dict[str, Any]:
+    _endpoint(owner, endpoint_id)
+    delivery = _hooks().delivery(owner, endpoint_id, message_id)
+    if delivery is None:
+        raise Problem(
+            404,
+            ProblemType.WEBHOOK_DELIVERY_NOT_FOUND,
+            "This endpoint has no delivery with this id (the log keeps the latest 1,000): "
+            "GET .../deliveries lists them.",
+        )
+    return delivery

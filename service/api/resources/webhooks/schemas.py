@@ -1,0 +1,157 @@
+"""What /v1/webhooks takes and answers."""
+
+from __future__ import annotations
+
+from marshmallow import fields, validate
+
+from ....play.webhooks.addresses import MAX_URL_LENGTH
+from ....play.webhooks.events import EVENT_TYPES
+from ...fields import Boolean, Enumerated, Enumeration, Integer, StrictSchema
+from ...responses import ResponseSchema
+
+EVENT_TYPE = Enumeration(
+    "WebhookEventType",
+    EVENT_TYPES,
+    "A webhook event's type: `game.created` (a game of the key's was created), "
+    "`seat.joined` and `seat.left` (a person took or left an open seat before the match), "
+    "`game.started` (every seat taken: dealt), `turn.started` (a seat is to play: for "
+    "push notifications), `hand.over` (a hand's score lines), `game.over` (the result and "
+    "why), `game.aborted` (aborted by the key, with the reason). docs/platforms.md "
+    "shows each one's `data`.",
+    example="game.over",
+)
+DELIVERY_STATUS = Enumeration(
+    "WebhookDeliveryStatus",
+    ("pending", "succeeded", "failed"),
+    "`pending`: not delivered yet (waiting for its turn in its game's order, or for its "
+    "next attempt); `succeeded`: the endpoint answered 2xx; `failed`: every attempt of the "
+    "retry schedule failed, and the endpoint was disabled.",
+    example="succeeded",
+)
+TIME = "An RFC 3339 time (UTC)."
+
+
+class WebhookRequestSchema(StrictSchema):
+    url = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=MAX_URL_LENGTH),
+        metadata={
+            "description": "Where deliveries are POSTed: an `https://` URL at a public "
+            "address (checked now, and again after DNS resolution before every "
+            "delivery); `http://` and private addresses only for hosts the operator "
+            "allows (`WEBHOOK_ALLOW_HOSTS`). No user name, password or fragment.",
+            "example": "https://platform.example/scopa/webhooks",
+        },
+    )
+    events = fields.List(
+        Enumerated(EVENT_TYPE),
+        required=True,
+        validate=validate.Length(min=1, max=len(EVENT_TYPES)),
+        metadata={"description": "The event types the endpoint receives (at least one)."},
+    )
+
+
+class EndpointSchema(ResponseSchema):
+    id = fields.String(metadata={"description": "The endpoint's id.", "example": "ep_x3R"})
+    url = fields.String(metadata={"description": "Where deliveries are POSTed."})
+    events = fields.List(
+        Enumerated(EVENT_TYPE), metadata={"description": "The event types it receives."}
+    )
+    created_at = fields.String(metadata={"description": TIME})
+    disabled = Boolean(
+        metadata={
+            "description": "Deliveries to it stopped: a delivery failed every attempt of "
+            "the retry schedule, or too many waited (`disabled_reason` says which). Its "
+            "waiting deliveries stay in its log; delete it and register the URL again to "
+            "receive new events."
+        }
+    )
+    disabled_reason = fields.String(
+        allow_none=True, metadata={"description": "Why it was disabled; null while enabled."}
+    )
+    disabled_at = fields.String(allow_none=True, metadata={"description": TIME + " Or null."})
+
+
+class EndpointCreatedSchema(EndpointSchema):
+    secret = fields.String(
+        metadata={
+            "description": "The endpoint's signing secret (Standard Webhooks, `whsec_` "
+            "then base64): shown only here. Verify each delivery's `webhook-signature` "
+            "with it (the `standardwebhooks` package does, docs/platforms.md).",
+            "example": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        }
+    )
+
+
+class EndpointListSchema(ResponseSchema):
+    endpoints = fields.List(
+        fields.Nested(EndpointSchema),
+        metadata={"description": "The key's endpoints, oldest first."},
+    )
+
+
+class AttemptSchema(ResponseSchema):
+    at = fields.String(metadata={"description": TIME})
+    status = Integer(
+        allow_none=True,
+        metadata={"description": "The endpoint's HTTP status; null: no answer (or refused)."},
+    )
+    error = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "Why the attempt failed (null: delivered), e.g. `answered HTTP "
+            "500`, `no answer within 5 s`, `could not connect`, `refused: ... is a loopback "
+            "address`."
+        },
+    )
+    duration_ms = Integer(metadata={"description": "How long it took, in milliseconds."})
+    answer = fields.String(
+        metadata={"description": "The start of the endpoint's answer (200 characters at most)."}
+    )
+    manual = Boolean(metadata={"description": "Asked for with `.../retry`."})
+
+
+class DeliverySchema(ResponseSchema):
+    id = fields.String(
+        metadata={
+            "description": "The message's id, its `webhook-id` header: the same on every "
+            "attempt (drop a duplicate you have handled).",
+            "example": "msg_IQXvjVesTzUolFf46urnQg.41",
+        }
+    )
+    type = Enumerated(EVENT_TYPE, metadata={"description": "The event's type."})
+    game = fields.String(metadata={"description": "The game's id."})
+    status = Enumerated(DELIVERY_STATUS, metadata={"description": "Where the delivery stands."})
+    created_at = fields.String(metadata={"description": TIME})
+    next_attempt_at = fields.String(
+        allow_none=True, metadata={"description": TIME + " Null unless an attempt is due."}
+    )
+    payload = fields.Dict(metadata={"description": "The body POSTed, as JSON."})
+    attempts = fields.List(
+        fields.Nested(AttemptSchema),
+        metadata={"description": "Its attempts, oldest first (the latest 25)."},
+    )
+
+
+class DeliveryListSchema(ResponseSchema):
+    deliveries = fields.List(
+        fields.Nested(DeliverySchema), metadata={"description": "Newest first."}
+    )
+    next = fields.String(
+        allow_none=True,
+        metadata={"description": "The URL of the next (older) page; null on the last."},
+    )
+
+
+class DeliveryQuerySchema(StrictSchema):
+    limit = fields.Integer(
+        load_default=50,
+        validate=validate.Range(1, 100),
+        metadata={"description": "At most this many deliveries (1 to 100; 50 by default)."},
+    )
+    before = fields.Integer(
+        validate=validate.Range(0),
+        metadata={
+            "description": "Only deliveries created before this point (the `next` link sets it)."
+        },
+    )

@@ -1,0 +1,181 @@
+"""The webhook events of a game, read from its event log: what a platform's endpoints
+receive. Pure: a game and a stretch of its log in, messages out.
+
+A message carries only public facts of the match (seats, player ids, metadata, turns,
+scores, results), never a card: no hand, no stock, no deal, no captured pile, not even
+the cards left on the table at a hand's end. Each has a stable id, the same however
+often it is sent: ``msg_<game>.<n>``, with ``<n>`` the position in the game's log of the
+event it tells of (``created`` for the game's creation, ``<n>.turn`` for the turn that
+follows the events up to ``<n>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from ...engine import Event, EventKind, Status
+from ..game import Game
+from .store import Message
+
+GAME_CREATED = "game.created"
+GAME_STARTED = "game.started"
+HAND_OVER = "hand.over"
+GAME_OVER = "game.over"
+GAME_ABORTED = "game.aborted"
+SEAT_JOINED = "seat.joined"
+SEAT_LEFT = "seat.left"
+TURN_STARTED = "turn.started"
+#: Every event type an endpoint may ask for, in the order a match has them.
+EVENT_TYPES = (
+    GAME_CREATED,
+    SEAT_JOINED,
+    SEAT_LEFT,
+    GAME_STARTED,
+    TURN_STARTED,
+    HAND_OVER,
+    GAME_OVER,
+    GAME_ABORTED,
+)
+#: The log's events after which the turn passes (to someone, or to the next hand).
+_TURNING = frozenset({EventKind.MATCH_STARTED, EventKind.DEAL, EventKind.MOVE})
+
+
+def rfc3339(when: float) -> str:
+    return (
+        datetime.fromtimestamp(when, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    )
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    """What every message says of its game: the facts anyone at the table sees, and the
+    platform's own ids."""
+    if game.match is not None:
+        names: Sequence[str | None] = game.match.names
+        variant = game.match.variant.name
+    else:
+        assert game.lobby is not None, "a game without a match waits in its lobby"
+        names, variant = game.lobby.names, str(game.lobby.setup["variant"])
+    return {
+        "id": game.id,
+        "variant": variant,
+        "metadata": dict(game.metadata),
+        "seats": [
+            {"seat": seat, "name": name, "player_id": game.player_id(seat), "bot": bot}
+            for seat, (name, bot) in enumerate(zip(names, game.bots, strict=True))
+        ],
+    }
+
+
+def messages_of(
+    game: Game, events: Sequence[Event], start: int, *, created: bool, now: float
+) -> list[Message]:
+    """The messages of ``events``, the game's log from position ``start`` on, read with
+    ``game`` as the log stood at their end; with ``created``, the game's creation first."""
+    summary = game_summary(game)
+    found: list[Message] = []
+    after = statuses_after(game, events)
+    status = str(game.status)
+
+    def add(message_id: str, kind: str, data: dict[str, Any]) -> None:
+        body = {
+            "id": message_id,
+            "type": kind,
+            "timestamp": rfc3339(now),
+            "data": {"game": {**summary, "status": status}, **data},
+        }
+        found.append(Message(message_id, kind, game.id, orjson.dumps(body).decode()))
+
+    base = f"msg_{game.id}."
+    if created:  # dealt at once, or waiting for people in its lobby
+        opened = bool(events) and events[0].get("type") == EventKind.MATCH_STARTED
+        status = str(Status.PLAYING if opened else Status.WAITING)
+        add(base + "created", GAME_CREATED, {"created_at": _created_at(game)})
+    turned = False
+    for position, event in enumerate(events, start):
+        kind = event.get("type")
+        status = after[position - start]
+        turned = turned or kind in _TURNING
+        message_id = f"{base}{position}"
+        if kind == EventKind.SEAT_JOINED:
+            seat = event["seat"]
+            add(
+                message_id,
+                SEAT_JOINED,
+                {"seat": seat, "name": event["name"], "player_id": game.player_id(seat)},
+            )
+        elif kind == EventKind.SEAT_LEFT:
+            seat = event["seat"]
+            add(message_id, SEAT_LEFT, {"seat": seat, "player_id": game.player_id(seat)})
+        elif kind == EventKind.MATCH_STARTED:
+            teams = [{"seat": s["seat"], "team": s["team"]} for s in event["seats"]]
+            add(
+                message_id,
+                GAME_STARTED,
+                {
+                    "target": event["target"],
+                    "dealer": event["dealer"],
+                    "teams": teams,
+                    "rules": event["rules"],
+                },
+            )
+        elif kind == EventKind.HAND_OVER:
+            score = event["score"]
+            sides = [{k: v for k, v in side.items() if k != "captured"} for side in score["teams"]]
+            add(
+                message_id,
+                HAND_OVER,
+                {"hand": event["hand"], "teams": sides, "scores": score["scores"]},
+            )
+        elif kind == EventKind.MATCH_OVER:
+            add(
+                message_id,
+                GAME_OVER,
+                {
+                    "winner": event["winner"],
+                    "scores": event["scores"],
+                    "reason": event.get("reason"),
+                },
+            )
+        elif kind == EventKind.ABORTED:
+            add(message_id, GAME_ABORTED, {"reason": event.get("reason")})
+    match = game.match
+    status = str(game.status)
+    if events and turned and match is not None and game.status is Status.PLAYING:
+        turn = match.turn
+        if turn is not None:
+            add(
+                f"{base}{start + len(events) - 1}.turn",
+                TURN_STARTED,
+                {
+                    "seat": turn,
+                    "player_id": game.player_id(turn),
+                    "hand": match.hand_number,
+                    "deadline": None if game.deadline is None else rfc3339(game.deadline),
+                },
+            )
+    return found
+
+
+def statuses_after(game: Game, events: Sequence[Event]) -> list[str]:
+    """The game's status after each of ``events`` (the last stretch of its log, ``game``
+    as it stood at its end), read back from the end: before a match_over or an abort the
+    match was being played (or waited, if it never started), before match_started it
+    waited."""
+    status = game.status
+    found: list[str] = []
+    for event in reversed(events):
+        found.append(str(status))
+        kind = event.get("type")
+        if kind in (EventKind.MATCH_OVER, EventKind.ABORTED):
+            status = Status.PLAYING if game.match is not None else Status.WAITING
+        elif kind == EventKind.MATCH_STARTED:
+            status = Status.WAITING
+    return found[::-1]
+
+
+def _created_at(game: Game) -> str | None:
+    return None if game.created_at is None else rfc3339(game.created_at)

@@ -1,0 +1,394 @@
+"""The webhooks' records in Redis: each service key's endpoints, the deliveries made to
+each endpoint, and the queue of deliveries waiting, per endpoint and game, in order.
+
+Keys (all of a service key's in one Redis Cluster slot: its name in braces)::
+
+    scopa:hooks:{<owner>}:endpoints        hash: endpoint id -> the endpoint (JSON)
+    scopa:hooks:{<owner>}:cursor           hash: game id -> how much of the game's event
+                                           log became deliveries
+    scopa:hooks:{<owner>}:pending          hash: endpoint id -> deliveries waiting, and
+                                           seq:<endpoint> -> its deliveries' last number
+    scopa:hooks:{<owner>}:d:<endpoint>     hash: message id -> the delivery (JSON), its
+                                           attempts included
+    scopa:hooks:{<owner>}:log:<endpoint>   sorted set: message ids by their number (in
+                                           the order they were made)
+    scopa:hooks:{<owner>}:q:<endpoint>:<game>  list: the game's message ids waiting to be
+                                           delivered to the endpoint, oldest first
+    scopa:hooks:{<owner>}:qs:<endpoint>    set: the games with such a queue
+
+Every key but the endpoints expires ``ttl`` seconds (the games' TTL) after its last write.
+A delivery is the one record of a message sent to an endpoint: its id is the message's
+(``webhook-id``), the same on every attempt, so a receiver drops a duplicate.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import orjson
+
+from ..connections import Client
+
+PREFIX = "scopa:hooks:"
+#: The deliveries each endpoint's log keeps (the oldest beyond it are dropped).
+LOG_LENGTH = 1000
+
+
+def _base(owner: str) -> str:
+    return f"{PREFIX}{{{owner}}}"
+
+
+def endpoints_key(owner: str) -> str:
+    return _base(owner) + ":endpoints"
+
+
+def cursor_key(owner: str) -> str:
+    return _base(owner) + ":cursor"
+
+
+def pending_key(owner: str) -> str:
+    return _base(owner) + ":pending"
+
+
+def deliveries_key(owner: str, endpoint: str) -> str:
+    return f"{_base(owner)}:d:{endpoint}"
+
+
+def log_key(owner: str, endpoint: str) -> str:
+    return f"{_base(owner)}:log:{endpoint}"
+
+
+def queue_key(owner: str, endpoint: str, game_id: str) -> str:
+    return f"{_base(owner)}:q:{endpoint}:{game_id}"
+
+
+def queues_key(owner: str, endpoint: str) -> str:
+    return f"{_base(owner)}:qs:{endpoint}"
+
+
+def new_endpoint_id() -> str:
+    return "ep_" + secrets.token_urlsafe(12)
+
+
+def new_secret() -> str:
+    """An endpoint's signing secret in the Standard Webhooks form: ``whsec_`` and 32
+    random bytes in base64."""
+    import base64
+
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    id: str
+    url: str
+    #: The event types it receives.
+    events: tuple[str, ...]
+    secret: str
+    created_at: float
+    #: Why deliveries to it stopped, and when (None: it is enabled).
+    disabled_reason: str | None = None
+    disabled_at: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "url": self.url,
+            "events": list(self.events),
+            "secret": self.secret,
+            "created_at": self.created_at,
+            "disabled_reason": self.disabled_reason,
+            "disabled_at": self.disabled_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Endpoint:
+        return cls(
+            id=data["id"],
+            url=data["url"],
+            events=tuple(data["events"]),
+            secret=data["secret"],
+            created_at=data["created_at"],
+            disabled_reason=data.get("disabled_reason"),
+            disabled_at=data.get("disabled_at"),
+        )
+
+
+@dataclass(frozen=True)
+class Message:
+    """A webhook event for one game: its id (stable: the same for every endpoint and
+    every attempt), its type and its body as sent."""
+
+    id: str
+    type: str
+    game_id: str
+    body: str
+
+
+#: KEYS[1] the owner's cursor hash, KEYS[2] its pending counts; then for each endpoint
+#: KEYS[3+4i] its deliveries hash, KEYS[4+4i] its log, KEYS[5+4i] the game's queue,
+#: KEYS[6+4i] its set of queues.
+#: ARGV[1] the game id, ARGV[2] the cursor the caller read ("" none), ARGV[3] the new
+#: cursor, ARGV[4] the TTL, ARGV[5] the most deliveries an endpoint may have waiting,
+#: ARGV[6] the log's length; then for each endpoint: its id, the
+#: number n of its deliveries, and n pairs (message id, delivery JSON).
+#: Writes only if the cursor is still ARGV[2] (else returns 0: another dispatch did it);
+#: then returns, per endpoint, the length its queue had before (-1: over the most
+#: waiting, nothing queued).
+_DISPATCH = """
+local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if current ~= ARGV[2] then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+local result = {}
+local at = 7
+local index = 0
+while at <= #ARGV do
+  local endpoint = ARGV[at]
+  local count = tonumber(ARGV[at + 1])
+  local base = 3 + 4 * index
+  local waiting = tonumber(redis.call('HGET', KEYS[2], endpoint) or '0')
+  if waiting + count > tonumber(ARGV[5]) then
+    table.insert(result, -1)
+  else
+    local before = redis.call('LLEN', KEYS[base + 2])
+    for j = 0, count - 1 do
+      local id = ARGV[at + 2 + 2 * j]
+      redis.call('HSET', KEYS[base], id, ARGV[at + 3 + 2 * j])
+      redis.call('ZADD', KEYS[base + 1], redis.call('HINCRBY', KEYS[2], 'seq:' .. endpoint, 1), id)
+      redis.call('RPUSH', KEYS[base + 2], id)
+    end
+    if count > 0 then
+      redis.call('HINCRBY', KEYS[2], endpoint, count)
+      redis.call('SADD', KEYS[base + 3], ARGV[1])
+      local dropped = redis.call('ZRANGE', KEYS[base + 1], 0, -tonumber(ARGV[6]) - 1)
+      if #dropped > 0 then
+        redis.call('ZREM', KEYS[base + 1], unpack(dropped))
+        redis.call('HDEL', KEYS[base], unpack(dropped))
+      end
+      for k = 0, 3 do
+        redis.call('EXPIRE', KEYS[base + k], ARGV[4])
+      end
+      redis.call('EXPIRE', KEYS[2], ARGV[4])
+    end
+    table.insert(result, before)
+  end
+  at = at + 2 + 2 * count
+  index = index + 1
+end
+return result
+"""
+
+#: KEYS[1] the deliveries hash, KEYS[2] the game's queue, KEYS[3] the pending counts,
+#: KEYS[4] the set of queues. ARGV[1] the message id, ARGV[2] the delivery (JSON) after
+#: its last attempt, ARGV[3] "1" if it leaves the queue (delivered, or given up),
+#: ARGV[4] the endpoint id, ARGV[5] the game id, ARGV[6] the TTL.
+#: Stores the delivery (if it still exists: a log that dropped it, or an endpoint
+#: deleted, keeps it gone); takes it off the head of the queue; returns how many wait.
+_SETTLE = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[6])
+end
+if ARGV[3] == '1' and redis.call('LINDEX', KEYS[2], 0) == ARGV[1] then
+  redis.call('LPOP', KEYS[2])
+  if redis.call('HINCRBY', KEYS[3], ARGV[4], -1) <= 0 then
+    redis.call('HDEL', KEYS[3], ARGV[4])
+  end
+end
+local left = redis.call('LLEN', KEYS[2])
+if left == 0 then
+  redis.call('SREM', KEYS[4], ARGV[5])
+end
+return left
+"""
+
+
+class WebhookStore:
+    """The webhooks' records of every service key, on the games' Redis."""
+
+    def __init__(self, client: Client, ttl_seconds: int) -> None:
+        self.client = client
+        self.ttl = ttl_seconds
+        self._dispatch = client.register_script(_DISPATCH)
+        self._settle = client.register_script(_SETTLE)
+
+    # -- endpoints --------------------------------------------------------------------
+
+    def endpoints(self, owner: str) -> list[Endpoint]:
+        """The owner's endpoints, oldest first."""
+        raw = self.client.hvals(endpoints_key(owner))
+        found = [Endpoint.from_dict(orjson.loads(r)) for r in raw]
+        return sorted(found, key=lambda e: (e.created_at, e.id))
+
+    def endpoint(self, owner: str, endpoint_id: str) -> Endpoint | None:
+        raw = self.client.hget(endpoints_key(owner), endpoint_id)
+        return None if raw is None else Endpoint.from_dict(orjson.loads(raw))
+
+    def has_endpoints(self, owner: str) -> bool:
+        return bool(self.client.exists(endpoints_key(owner)))
+
+    def add_endpoint(self, owner: str, url: str, events: Sequence[str], most: int) -> Endpoint:
+        """A new endpoint for ``owner``; TooManyEndpointsError past ``most`` of them."""
+        endpoint = Endpoint(new_endpoint_id(), url, tuple(events), new_secret(), time.time())
+        key = endpoints_key(owner)
+        added = self.client.eval(
+            "if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end "
+            "redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) return 1",
+            1,
+            key,
+            most,
+            endpoint.id,
+            orjson.dumps(endpoint.to_dict()),
+        )
+        if not added:
+            raise TooManyEndpointsError(most)
+        return endpoint
+
+    def disable(self, owner: str, endpoint_id: str, reason: str) -> None:
+        endpoint = self.endpoint(owner, endpoint_id)
+        if endpoint is None or endpoint.disabled_reason is not None:
+            return
+        data = {**endpoint.to_dict(), "disabled_reason": reason, "disabled_at": time.time()}
+        self.client.hset(endpoints_key(owner), endpoint_id, orjson.dumps(data))
+
+    def delete_endpoint(self, owner: str, endpoint_id: str) -> bool:
+        """Delete the endpoint, its deliveries and its queues; False if there was none."""
+        queues = self.client.smembers(queues_key(owner, endpoint_id))
+        keys = [
+            deliveries_key(owner, endpoint_id),
+            log_key(owner, endpoint_id),
+            queues_key(owner, endpoint_id),
+            *(queue_key(owner, endpoint_id, str(game)) for game in queues),
+        ]
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hdel(endpoints_key(owner), endpoint_id)
+            pipe.hdel(pending_key(owner), endpoint_id, f"seq:{endpoint_id}")
+            for key in keys:
+                pipe.delete(key)
+            found = pipe.execute()[0]
+        return bool(found)
+
+    # -- deliveries -------------------------------------------------------------------
+
+    def cursor(self, owner: str, game_id: str) -> str:
+        """How much of the game's log became deliveries ("" if none of it yet)."""
+        raw = self.client.hget(cursor_key(owner), game_id)
+        return "" if raw is None else str(raw)
+
+    def dispatch(
+        self,
+        owner: str,
+        game_id: str,
+        expected: str,
+        cursor: str,
+        deliveries: dict[str, list[Message]],
+        most_pending: int,
+    ) -> list[int] | None:
+        """Record ``deliveries`` (by endpoint id) and move the game's cursor from
+        ``expected`` to ``cursor``, at once; None if another dispatch moved it first.
+        Returns, per endpoint in order, how many of the game's deliveries waited before
+        (-1: the endpoint has ``most_pending`` waiting, and got none)."""
+        now = time.time()
+        keys = [cursor_key(owner), pending_key(owner)]
+        args: list[Any] = [game_id, expected, cursor, self.ttl, most_pending, LOG_LENGTH]
+        for endpoint_id, messages in deliveries.items():
+            keys += [
+                deliveries_key(owner, endpoint_id),
+                log_key(owner, endpoint_id),
+                queue_key(owner, endpoint_id, game_id),
+                queues_key(owner, endpoint_id),
+            ]
+            args += [endpoint_id, len(messages)]
+            for message in messages:
+                args += [message.id, orjson.dumps(new_delivery(message, now))]
+        result = self._dispatch(keys=keys, args=args)
+        if result == 0:
+            return None
+        return [int(r) for r in result]
+
+    def head(self, owner: str, endpoint_id: str, game_id: str) -> dict[str, Any] | None:
+        """The delivery first in the game's queue to the endpoint, or None."""
+        message_id = self.client.lindex(queue_key(owner, endpoint_id, game_id), 0)
+        if message_id is None:
+            return None
+        return self.delivery(owner, endpoint_id, str(message_id))
+
+    def delivery(self, owner: str, endpoint_id: str, message_id: str) -> dict[str, Any] | None:
+        raw = self.client.hget(deliveries_key(owner, endpoint_id), message_id)
+        return None if raw is None else dict(orjson.loads(raw))
+
+    def settle(
+        self, owner: str, endpoint_id: str, delivery: dict[str, Any], *, leaves: bool
+    ) -> int:
+        """Store ``delivery`` after an attempt, and take it off its queue if it
+        ``leaves`` it (delivered, or given up). Returns how many of its game's wait."""
+        game_id = delivery["game"]
+        keys = [
+            deliveries_key(owner, endpoint_id),
+            queue_key(owner, endpoint_id, game_id),
+            pending_key(owner),
+            queues_key(owner, endpoint_id),
+        ]
+        args = [
+            delivery["id"],
+            orjson.dumps(delivery),
+            "1" if leaves else "0",
+            endpoint_id,
+            game_id,
+            self.ttl,
+        ]
+        return int(self._settle(keys=keys, args=args))
+
+    def drop_queue(self, owner: str, endpoint_id: str, game_id: str) -> None:
+        """Forget what waits in the game's queue (its endpoint is gone)."""
+        self.client.delete(queue_key(owner, endpoint_id, game_id))
+
+    def deliveries(
+        self, owner: str, endpoint_id: str, *, before: int | None = None, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """The endpoint's deliveries, newest first, each with its number (``seq``, in
+        the order they were made); only those numbered below ``before`` if given."""
+        top = f"({before}" if before is not None else "+inf"
+        found = cast(
+            "list[tuple[str, float]]",
+            self.client.zrevrangebyscore(
+                log_key(owner, endpoint_id), top, "-inf", start=0, num=limit, withscores=True
+            ),
+        )
+        if not found:
+            return []
+        raw = self.client.hmget(deliveries_key(owner, endpoint_id), [i for i, _ in found])
+        return [
+            {**orjson.loads(r), "seq": int(seq)}
+            for r, (_, seq) in zip(raw, found, strict=True)
+            if r is not None
+        ]
+
+
+class TooManyEndpointsError(RuntimeError):
+    """A service key has as many webhook endpoints as the service allows."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__(f"at most {most} endpoints")
+        self.most = most
+
+
+def new_delivery(message: Message, now: float) -> dict[str, Any]:
+    """A delivery of ``message``, not attempted yet."""
+    return {
+        "id": message.id,
+        "type": message.type,
+        "game": message.game_id,
+        "body": message.body,
+        "status": "pending",
+        "created_at": now,
+        "next_attempt_at": now,
+        "attempts": [],
+    }

@@ -1,0 +1,692 @@
+"""Webhooks (docs/platforms.md, "Webhooks"): a service key's endpoints receive its games'
+events, signed as the Standard Webhooks specification says, in order per game, retried
+on the retry schedule, from the background workers only; never at an address the
+service must not reach (SSRF), whatever a name resolves to."""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import pytest
+import redis
+import requests
+from flask import Flask
+from flask.testing import FlaskClient
+from pytest_httpserver import HTTPServer
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from service import config
+from service.engine import Match
+from service.play.game import Game
+from service.play.webhooks import queueing as hook_queue
+from service.play.webhooks.addresses import (
+    RefusedAddressError,
+    allowed_hosts,
+    check_url,
+    forbidden_reason,
+)
+from service.play.webhooks.events import EVENT_TYPES, messages_of
+from service.play.webhooks.queueing import DEFAULT_RETRY_SCHEDULE, retry_schedule, span
+from service.play.webhooks.sending import send, signed_headers
+from service.play.webhooks.store import Message, WebhookStore
+from tests.conftest import TEST_SECRET
+from tests.helpers import random_turn
+from tests.live import CARD_CODE, ROOT, free_port
+
+ACME = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+BETA = "beta-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+KEYS = f"acme={ACME},beta={BETA}"
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+
+def key(secret: str = ACME) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def wait_for(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
+    deadline = time.monotonic() + seconds
+    while not (found := predicate()):
+        assert time.monotonic() < deadline, f"{what}: not within {seconds:g} s"
+        time.sleep(0.05)
+    return found
+
+
+# -- where webhooks may go ---------------------------------------------------------------
+
+
+class TestAddresses:
+    @pytest.mark.parametrize(
+        ("url", "says"),
+        [
+            ("https://127.0.0.1/hook", "127.0.0.1 is a loopback address"),
+            ("https://169.254.169.254/latest/meta-data", "a cloud metadata address"),
+            ("https://[fd00:ec2::254]/", "a cloud metadata address"),
+            ("https://[::1]:8443/", "loopback"),
+            ("https://[::ffff:127.0.0.1]/", "loopback"),
+            ("https://10.1.2.3/", "a private address"),
+            ("https://192.168.0.10/", "a private address"),
+            ("https://169.254.10.1/", "a link-local address"),
+            ("https://100.64.0.1/", "not a public address"),
+            ("https://0.0.0.0/", "a private address"),
+            # A name is refused for what it resolves to: localhost, everywhere, 127.0.0.1.
+            ("https://localhost/hook", "localhost resolves to"),
+            ("http://8.8.8.8/hook", "must be https://"),
+            ("ftp://8.8.8.8/hook", "https://host/path"),
+            ("https://user:pw@8.8.8.8/", "user name or password"),
+            ("https://8.8.8.8:99999/", "port"),
+            ("https://8.8.8.8/#x", "fragment"),
+        ],
+    )
+    def test_refused(self, url: str, says: str) -> None:
+        with pytest.raises(RefusedAddressError, match=re.escape(says)):
+            check_url(url)
+
+    def test_a_name_is_checked_for_every_address_it_resolves_to(self) -> None:
+        def rebinding(host: str, port: int) -> list[str]:
+            return ["93.184.215.14", "169.254.169.254"]
+
+        with pytest.raises(RefusedAddressError, match="resolves to 169.254.169.254"):
+            check_url("https://hooks.example/x", resolver=rebinding)
+        target = check_url("https://hooks.example:8443/x?a=1", resolver=lambda h, p: ["8.8.4.4"])
+        assert (target.address, target.host, target.port, target.path) == (
+            "8.8.4.4",
+            "hooks.example",
+            8443,
+            "/x?a=1",
+        )
+
+    def test_allowed_hosts_may_be_http_and_loopback(self) -> None:
+        allow = allowed_hosts(" 127.0.0.1:5000 , Hooks.Test ")
+        assert allow == {"127.0.0.1:5000", "hooks.test"}
+        assert check_url("http://127.0.0.1:5000/x", allow).address == "127.0.0.1"
+        assert check_url("http://hooks.test/x", allow).host == "hooks.test"
+        with pytest.raises(RefusedAddressError):  # another port is not allowed
+            check_url("http://127.0.0.1:5001/x", allow)
+        for bad in ("a/b", "u@h", "h:port"):
+            with pytest.raises(ValueError):
+                allowed_hosts(bad)
+        assert forbidden_reason("8.8.8.8") is None
+
+    def test_the_settings_are_checked_at_start(self) -> None:
+        assert retry_schedule("") == DEFAULT_RETRY_SCHEDULE
+        assert len(DEFAULT_RETRY_SCHEDULE) + 1 >= 6 and sum(DEFAULT_RETRY_SCHEDULE) >= 3600
+        assert span(DEFAULT_RETRY_SCHEDULE) == "27 h 35 min 5 s"
+        assert retry_schedule("1, 2,3") == (1, 2, 3)
+        for bad in ("1,x", "0", ",".join(["1"] * 21), "86401"):
+            with pytest.raises(config.ConfigError, match="WEBHOOK_RETRY_SCHEDULE"):
+                config.from_env({"WEBHOOK_RETRY_SCHEDULE": bad})
+        with pytest.raises(config.ConfigError, match="WEBHOOK_ALLOW_HOSTS"):
+            config.from_env({"WEBHOOK_ALLOW_HOSTS": "http://x/"})
+
+
+# -- one attempt -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def receiver() -> Iterator[HTTPServer]:
+    """An HTTP server on a free port of 127.0.0.1 that answers as a test tells it."""
+    server = HTTPServer(host="127.0.0.1", port=free_port())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        if server.is_running():
+            server.stop()
+
+
+class TestSending:
+    def test_a_delivery_is_signed_and_a_bad_signature_is_rejected(
+        self, receiver: HTTPServer
+    ) -> None:
+        receiver.expect_request("/hook", method="POST").respond_with_data("ok" * 5000)
+        allow = {f"127.0.0.1:{receiver.port}"}
+        body = orjson.dumps({"type": "game.over", "data": {"winner": 0}}).decode()
+        attempt = send(receiver.url_for("/hook"), SECRET, "msg_1", body, allow=allow)
+        assert attempt.delivered and attempt.status == 200
+        assert attempt.answer == "ok" * 100  # 4 KiB read at most; 200 characters kept
+        (request, _), *_ = receiver.log
+        headers = dict(request.headers)
+        data = request.get_data(as_text=True)
+        assert headers["Webhook-Id"] == "msg_1" and headers["Content-Type"] == "application/json"
+        assert Webhook(SECRET).verify(data, headers) == {"type": "game.over", "data": {"winner": 0}}
+        with pytest.raises(WebhookVerificationError):  # a body changed on the way
+            Webhook(SECRET).verify(data.replace("0", "1"), headers)
+        with pytest.raises(WebhookVerificationError):  # signed with another secret
+            Webhook("whsec_" + "A" * 43).verify(data, headers)
+        with pytest.raises(WebhookVerificationError):  # a signature replayed for another id
+            Webhook(SECRET).verify(data, {**headers, "Webhook-Id": "msg_2"})
+
+    def test_no_redirect_is_followed_and_an_error_is_a_failure(self, receiver: HTTPServer) -> None:
+        receiver.expect_request("/moved").respond_with_data(
+            "", status=302, headers={"Location": receiver.url_for("/hook")}
+        )
+        receiver.expect_request("/broken").respond_with_data("no", status=500)
+        allow = {f"127.0.0.1:{receiver.port}"}
+        moved = send(receiver.url_for("/moved"), SECRET, "msg_1", "{}", allow=allow)
+        assert (moved.delivered, moved.status, moved.error) == (False, 302, "answered HTTP 302")
+        broken = send(receiver.url_for("/broken"), SECRET, "msg_1", "{}", allow=allow)
+        assert (broken.status, broken.error) == (500, "answered HTTP 500")
+        assert [r.path for r, _ in receiver.log] == ["/moved", "/broken"]  # never /hook
+
+    def test_a_forbidden_address_is_refused_at_delivery_without_connecting(
+        self, receiver: HTTPServer
+    ) -> None:
+        receiver.expect_request("/hook").respond_with_data("ok")
+        port = receiver.port
+        # Registered when the operator allowed it, no longer allowed now.
+        attempt = send(f"http://127.0.0.1:{port}/hook", SECRET, "msg_1", "{}")
+        assert attempt.error is not None and "must be https://" in attempt.error
+        attempt = send(f"https://127.0.0.1:{port}/hook", SECRET, "msg_1", "{}")
+        assert attempt.error == "refused: 127.0.0.1 is a loopback address"
+        # A name resolved now, to a loopback address (localhost does, everywhere)...
+        attempt = send(f"https://localhost:{port}/hook", SECRET, "msg_1", "{}")
+        assert attempt.error is not None and "localhost resolves to" in attempt.error
+        # ... or to the metadata address (the resolution a DNS rebinding would give).
+        attempt = send(
+            "https://hooks.example/hook",
+            SECRET,
+            "msg_1",
+            "{}",
+            resolver=lambda host, port: ["169.254.169.254"],
+        )
+        assert attempt.error == (
+            "refused: hooks.example resolves to 169.254.169.254, which is a cloud metadata address"
+        )
+        assert not receiver.log
+
+    def test_no_answer_within_the_timeout_is_a_failure(self) -> None:
+        attempt = send(f"http://127.0.0.1:{free_port()}/", SECRET, "m", "{}", allow={"127.0.0.1"})
+        assert attempt.status is None and attempt.error == "could not connect"
+
+
+# -- the events ----------------------------------------------------------------------------
+
+
+def test_the_events_of_a_match_name_no_card_and_keep_their_ids() -> None:
+    """Every event of whole matches of every variant: no card in any message, each id
+    once, the types in the order of the log, and the same ids read again."""
+    for variant in ("scopa", "scopone", "cirulla", "escoba"):
+        rng = random.Random(variant)
+        match, events = Match.new(variant=variant, seed=rng.randrange(10**6))
+        while match.status == "playing":
+            events += random_turn(match, rng)
+        game = Game(
+            id="g1",
+            version=2,
+            match=match,
+            bots=(None,) * match.players,
+            token_hashes=(None,) * match.players,
+            owner="acme",
+            player_ids=("p0",) + (None,) * (match.players - 1),
+            metadata={"round": "3"},
+        )
+        messages = messages_of(game, events, 0, created=True, now=1.0)
+        again = messages_of(game, events, 0, created=True, now=2.0)
+        assert [m.id for m in messages] == [m.id for m in again]
+        assert len({m.id for m in messages}) == len(messages)
+        kinds = [m.type for m in messages]
+        assert kinds[:2] == ["game.created", "game.started"] and kinds[-1] == "game.over"
+        assert kinds.count("hand.over") == len(match.hand_scores) and set(kinds) <= set(EVENT_TYPES)
+        statuses = {m.type: orjson.loads(m.body)["data"]["game"]["status"] for m in messages}
+        assert statuses["game.created"] == statuses["hand.over"] == "playing"
+        assert statuses["game.over"] == "finished"
+        for message in messages:
+            assert not CARD_CODE.search(message.body), (variant, message.body)
+            body = orjson.loads(message.body)
+            assert body["data"]["game"]["seats"][0]["player_id"] == "p0"
+            assert body["data"]["game"]["metadata"] == {"round": "3"}
+        # A turn passes: its message says whose; half the log read at once gives one.
+        half = len(events) // 2
+        first = messages_of(game, events[:half], 0, created=False, now=1.0)
+        assert [m.type for m in first].count("turn.started") <= 1
+
+
+# -- the API ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def keyed(make_app: Callable[..., Flask], redis_url: str) -> Callable[..., FlaskClient]:
+    def make(**settings: Any) -> FlaskClient:
+        return make_app(REDIS_URL=redis_url, SERVICE_KEYS=KEYS, **settings).test_client()
+
+    return make
+
+
+class TestTheApi:
+    def test_an_endpoint_is_registered_listed_and_deleted_by_its_key_only(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        client = keyed(WEBHOOK_ALLOW_HOSTS="127.0.0.1:9", WEBHOOK_MAX_ENDPOINTS=2)
+        body = {"url": "http://127.0.0.1:9/hook", "events": ["game.over", "game.over"]}
+        made = client.post("/v1/webhooks", json=body, headers=key())
+        assert made.status_code == 201, made.get_json()
+        endpoint = made.get_json()
+        assert endpoint["secret"].startswith("whsec_") and endpoint["events"] == ["game.over"]
+        assert Webhook(endpoint["secret"])  # a secret the verifier takes
+        assert endpoint["disabled"] is False and endpoint["disabled_reason"] is None
+        listed = client.get("/v1/webhooks", headers=key()).get_json()["endpoints"]
+        assert [e["id"] for e in listed] == [endpoint["id"]] and "secret" not in listed[0]
+        url = f"/v1/webhooks/{endpoint['id']}"
+        assert client.get(url, headers=key()).get_json()["url"] == body["url"]
+        # Another key sees none of it; a seat token or nothing is not a key.
+        assert client.get("/v1/webhooks", headers=key(BETA)).get_json() == {"endpoints": []}
+        assert client.get(url, headers=key(BETA)).status_code == 404
+        assert client.delete(url, headers=key(BETA)).status_code == 404
+        assert client.get("/v1/webhooks").status_code == 401
+        assert client.get("/v1/webhooks", headers=key("a-seat-token")).status_code == 401
+        assert client.get(url + "/deliveries", headers=key()).get_json() == {
+            "deliveries": [],
+            "next": None,
+        }
+        # As many endpoints as the setting allows, then 409.
+        assert client.post("/v1/webhooks", json=body, headers=key()).status_code == 201
+        refused = client.post("/v1/webhooks", json=body, headers=key())
+        assert refused.status_code == 409
+        assert refused.get_json()["type"] == "/problems/too-many-webhooks"
+        assert client.delete(url, headers=key()).status_code == 204
+        assert client.get(url, headers=key()).status_code == 404
+        assert client.post("/v1/webhooks", json=body, headers=key()).status_code == 201
+
+    @pytest.mark.parametrize(
+        ("url", "says"),
+        [
+            ("https://127.0.0.1:9/hook", "loopback"),
+            ("https://169.254.169.254/latest/meta-data/", "metadata"),
+            ("https://localhost/hook", "localhost resolves to"),
+            ("http://127.0.0.1:9/hook", "https://"),
+        ],
+    )
+    def test_a_url_it_must_not_reach_is_refused_at_registration(
+        self, keyed: Callable[..., FlaskClient], url: str, says: str
+    ) -> None:
+        client = keyed()
+        refused = client.post(
+            "/v1/webhooks", json={"url": url, "events": ["game.over"]}, headers=key()
+        )
+        assert refused.status_code == 422
+        problem = refused.get_json()
+        assert problem["type"] == "/problems/webhook-url-refused" and says in problem["detail"]
+        assert client.get("/v1/webhooks", headers=key()).get_json() == {"endpoints": []}
+
+    def test_a_bad_body_is_a_validation_problem(self, keyed: Callable[..., FlaskClient]) -> None:
+        client = keyed()
+        for body in (
+            {"url": "https://8.8.8.8/"},
+            {"url": "x", "events": []},
+            {"url": "https://8.8.8.8/", "events": ["card.played"]},
+        ):
+            answer = client.post("/v1/webhooks", json=body, headers=key())
+            assert answer.status_code == 422, body
+
+
+# -- end to end: the API, a real worker and a real receiver --------------------------------
+
+#: How long the receiver is down mid-match (the issue's outage), and the retry schedule
+#: the worker runs with: its retries come at 1, 3, 7, 15, 31 and 63 s after the first
+#: failure, so the one after the outage comes a second or so after the receiver is back.
+OUTAGE_SECONDS = 30.0
+SHORT_SCHEDULE = "1,2,4,8,16,32"
+
+
+def readme_receiver() -> str:
+    """The webhook receiver of the README's "For platforms" section, as it is written."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("### Webhooks") :]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+class Receiver:
+    """A platform's webhook endpoint: the README's receiver (a Flask app verifying each
+    delivery with the ``standardwebhooks`` package), served on a fixed port of
+    127.0.0.1; it keeps what it handled, and can go down (its socket closed) and come
+    back."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.received: list[dict[str, Any]] = []
+        self.answers: list[int] = []
+        self.server: BaseWSGIServer | None = None
+        self.thread: threading.Thread | None = None
+        self.code: dict[str, Any] = {"__name__": "readme_receiver"}
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/scopa/webhooks"
+
+    def load(self, secret: str) -> None:
+        """Run the README's code with the endpoint's secret; what it handles is kept."""
+        os.environ["SCOPA_WEBHOOK_SECRET"] = secret
+        try:
+            exec(compile(readme_receiver(), "README.md", "exec"), self.code)
+        finally:
+            del os.environ["SCOPA_WEBHOOK_SECRET"]
+        self.code["handle"] = lambda event: self.received.append(event)
+        app = self.code["app"]
+        app.after_request(self._answered)
+
+    def _answered(self, response: Any) -> Any:
+        self.answers.append(response.status_code)
+        return response
+
+    def up(self) -> None:
+        if self.server is not None:
+            return
+        self.server = make_server("127.0.0.1", self.port, self.code["app"], threaded=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def down(self) -> None:
+        """Stop, and close the listening socket: a connection is refused at once."""
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            assert self.thread is not None
+            self.thread.join(10)
+            self.server = None
+
+    def ids(self) -> list[str]:
+        """The ids of the events handled, in the order handled (each once: the README's
+        code drops a duplicate)."""
+        return [event["id"] for event in self.received]
+
+
+@pytest.fixture
+def worker(redis_url: str, tmp_path: Any) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """``python -m service.worker`` processes on the tests' Redis, with the settings a
+    test gives (their logs in the test's temporary directory, shown when it fails);
+    each is killed (its whole process group) after the test."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(**settings: str) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "SERVER_SECRET": TEST_SECRET,
+            "EXPERT_BUDGET_MS": "3",
+            "COST_BUDGET_SECONDS_PER_ADDRESS": "0",
+            **settings,
+        }
+        with open(tmp_path / f"worker-{len(started)}.log", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service.worker"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+    for log in sorted(tmp_path.glob("worker-*.log")):
+        print(log.read_text(errors="replace")[-4000:])  # shown if the test failed
+
+
+def register(client: FlaskClient, url: str, events: list[str] | None = None) -> dict[str, Any]:
+    made = client.post(
+        "/v1/webhooks", json={"url": url, "events": events or list(EVENT_TYPES)}, headers=key()
+    )
+    assert made.status_code == 201, made.get_json()
+    endpoint: dict[str, Any] = made.get_json()
+    return endpoint
+
+
+def deliveries(client: FlaskClient, endpoint_id: str) -> list[dict[str, Any]]:
+    """Every delivery of the endpoint's log, oldest first (paging through ``next``)."""
+    found: list[dict[str, Any]] = []
+    url: str | None = f"/v1/webhooks/{endpoint_id}/deliveries?limit=7"
+    while url is not None:
+        page = client.get(url, headers=key()).get_json()
+        found += page["deliveries"]
+        url = page["next"]
+    return found[::-1]
+
+
+def play_a_turn(
+    client: FlaskClient, game_id: str, tokens: list[str | None], rng: random.Random
+) -> str:
+    """The person to play plays a random legal move (the computer player replies within
+    the request); returns the match's status after it."""
+    game = client.get(f"/v1/games/{game_id}", headers=key()).get_json()
+    if game["status"] != "playing":
+        return str(game["status"])
+    token = tokens[game["turn"]]
+    assert token is not None, "the computer player replies within the request"
+    auth = {"Authorization": f"Bearer {token}"}
+    moves = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth).get_json()["moves"]
+    move = rng.choice(moves)
+    played = client.post(
+        f"/v1/games/{game_id}/moves",
+        json={"card": move["card"], "capture": move["capture"]},
+        headers=auth,
+    )
+    assert played.status_code == 200, played.get_json()
+    return str(played.get_json()["state"]["status"])
+
+
+def position(message_id: str) -> tuple[int, int]:
+    """Where a message's event is in its game's log (its creation first, a turn after
+    the events it follows)."""
+    tail = message_id.split(".", 1)[1]
+    if tail == "created":
+        return (-1, 0)
+    number, _, turn = tail.partition(".")
+    return (int(number), 1 if turn else 0)
+
+
+def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
+    keyed: Callable[..., FlaskClient], worker: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """A whole match played by two seats and a computer player, its endpoint's receiver
+    down for 30 s in the middle: once it is back, it has every delivery, each verified
+    by the standardwebhooks package, in the order of the game's log; the delivery log
+    says each succeeded, and shows the attempts that failed meanwhile."""
+    receiver = Receiver()
+    allow = f"127.0.0.1:{receiver.port}"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoint = register(client, receiver.url)
+    receiver.load(endpoint["secret"])
+    receiver.up()
+    worker(WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE)
+    created = client.post(
+        "/v1/games",
+        json={
+            "target": 3,
+            "seats": [
+                {"name": "Ana", "player_id": "u-ana"},
+                {"name": "Bo", "player_id": "u-bo"},
+                {"name": "Cleo", "bot": "random"},
+            ],
+            "metadata": {"round": "1"},
+        },
+        headers=key(),
+    ).get_json()
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    rng = random.Random(29)
+    try:
+        wait_for(lambda: receiver.ids(), 30, "the first delivery")
+        for _ in range(4):  # each turn's deliveries received before the next turn
+            handled = len(receiver.ids())
+            play_a_turn(client, game_id, tokens, rng)
+            wait_for(lambda h=handled: len(receiver.ids()) > h, 30, "the turn's deliveries")
+        receiver.down()
+        went_down = time.monotonic()
+        while play_a_turn(client, game_id, tokens, rng) == "playing":
+            pass
+        # The outage itself: the receiver stays down this long, whatever happens.
+        time.sleep(max(0.0, went_down + OUTAGE_SECONDS - time.monotonic()))
+    finally:
+        receiver.up()
+    log = wait_for(
+        lambda: (
+            (found := deliveries(client, endpoint["id"]))
+            and all(d["status"] == "succeeded" for d in found)
+            and found[-1]["type"] == "game.over"
+            and found
+        ),
+        90,
+        "every delivery succeeding",
+    )
+    ids = receiver.ids()
+    assert ids == [d["id"] for d in log], "every delivery handled once, in the log's order"
+    assert [position(i) for i in ids] == sorted(position(i) for i in ids)
+    assert set(receiver.answers) == {204}, "every delivery's signature verified"
+    failed = [a for d in log for a in d["attempts"] if a["error"]]
+    assert failed and all(a["error"] == "could not connect" for a in failed)
+    assert all(d["attempts"][-1]["status"] == 204 for d in log)
+    kinds = [d["type"] for d in log]
+    assert kinds[:2] == ["game.created", "game.started"] and kinds[-1] == "game.over"
+    assert "hand.over" in kinds and "turn.started" in kinds
+    for event in receiver.received:
+        assert not CARD_CODE.search(orjson.dumps(event).decode()), event
+        game = event["data"]["game"]
+        assert [s["player_id"] for s in game["seats"]] == ["u-ana", "u-bo", None]
+        assert game["metadata"] == {"round": "1"}
+    over = receiver.received[-1]
+    final = client.get(f"/v1/games/{game_id}", headers=key()).get_json()
+    assert over["type"] == "game.over" and over["data"]["winner"] == final["winner"]
+    # The platform asks for one again: the same id, verified, dropped by the receiver.
+    answered = len(receiver.answers)
+    again = client.post(f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}/retry", headers=key())
+    assert again.status_code == 202 and again.get_json()["id"] == ids[0]
+    wait_for(lambda: len(receiver.answers) > answered, 30, "the redelivery")
+    assert receiver.ids() == ids
+    redelivered = client.get(
+        f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}", headers=key()
+    ).get_json()
+    assert redelivered["attempts"][-1]["manual"] is True
+    # A body changed on the way, or signed with another secret, is refused by the verifier.
+    body = orjson.dumps({"id": "msg_x", "type": "game.over", "data": {}}).decode()
+    now = datetime.now(UTC)
+    headers = signed_headers(endpoint["secret"], "msg_x", body, now)
+    forged = signed_headers("whsec_" + "A" * 43, "msg_x", body, now)
+    post = functools.partial(requests.post, receiver.url, timeout=10)
+    assert post(data=body.replace("game.over", "game.started"), headers=headers).status_code == 400
+    assert post(data=body, headers=forged).status_code == 400
+    assert post(data=body, headers=headers).status_code == 204
+    receiver.down()
+
+
+def test_an_address_refused_at_delivery_disables_the_endpoint(
+    keyed: Callable[..., FlaskClient], worker: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """Endpoints registered while the operator allowed their hosts, delivered to by a
+    worker that no longer allows them: a loopback address, a name that resolves to one,
+    the metadata address. Nothing is sent; each delivery is refused on every attempt,
+    then given up, and its endpoint disabled, saying why."""
+    receiver = Receiver()
+    receiver.load(SECRET)
+    receiver.up()
+    port = receiver.port
+    urls = {
+        f"https://127.0.0.1:{port}/hook": "127.0.0.1 is a loopback address",
+        f"https://localhost:{port}/hook": "localhost resolves to",
+        "https://169.254.169.254/hook": "169.254.169.254 is a cloud metadata address",
+    }
+    allow = f"127.0.0.1:{port},localhost:{port},169.254.169.254"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoints = {url: register(client, url, ["game.created"]) for url in urls}
+    worker(WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
+    made = client.post("/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}]}, headers=key())
+    assert made.status_code == 201
+    try:
+        for url, says in urls.items():
+            endpoint_id = endpoints[url]["id"]
+            shown = wait_for(
+                lambda e=endpoint_id: (
+                    (found := client.get(f"/v1/webhooks/{e}", headers=key()).get_json())["disabled"]
+                    and found
+                ),
+                30,
+                f"{url} disabled",
+            )
+            assert "failed 2 attempts over 1 s" in shown["disabled_reason"]
+            assert says in shown["disabled_reason"]
+            (delivery,) = deliveries(client, endpoint_id)
+            assert delivery["status"] == "failed" and len(delivery["attempts"]) == 2
+            assert all(a["error"].startswith("refused: ") for a in delivery["attempts"])
+            assert all(says in a["error"] for a in delivery["attempts"])
+        assert not receiver.answers
+    finally:
+        receiver.down()
+
+
+def test_the_records_move_on_once_and_bound_what_waits(redis_url: str) -> None:
+    """A game's log becomes deliveries once (a dispatch that read an old cursor writes
+    nothing); a queue gives its head only, and loses it only when it is settled; an
+    endpoint with as many deliveries waiting as allowed gets no more."""
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    hooks = WebhookStore(client, 60)
+    try:
+        endpoint = hooks.add_endpoint("acme", "https://8.8.8.8/", ["game.over"], most=2)
+        first = [Message(f"msg_g.{n}", "game.over", "g", "{}") for n in range(2)]
+        assert hooks.dispatch("acme", "g", "", "2", {endpoint.id: first}, 3) == [0]
+        assert hooks.dispatch("acme", "g", "", "3", {endpoint.id: first}, 3) is None
+        assert hooks.cursor("acme", "g") == "2"
+        head = hooks.head("acme", endpoint.id, "g")
+        assert head is not None and head["id"] == "msg_g.0"
+        # Over the most waiting (3): refused whole, the cursor still moves on.
+        more = [Message(f"msg_g.{n}", "game.over", "g", "{}") for n in (2, 3)]
+        assert hooks.dispatch("acme", "g", "2", "4", {endpoint.id: more}, 3) == [-1]
+        assert hooks.settle("acme", endpoint.id, {**head, "status": "succeeded"}, leaves=True) == 1
+        assert hooks.head("acme", endpoint.id, "g")["id"] == "msg_g.1"  # type: ignore[index]
+        assert [d["id"] for d in hooks.deliveries("acme", endpoint.id)] == ["msg_g.1", "msg_g.0"]
+        assert hooks.delivery("acme", endpoint.id, "msg_g.0")["status"] == "succeeded"  # type: ignore[index]
+        assert hooks.delete_endpoint("acme", endpoint.id)
+        assert not client.keys(f"scopa:hooks:{{acme}}:*:{endpoint.id}*")
+    finally:
+        client.close()
+
+
+def test_a_request_sends_no_webhook_it_queues_a_job(keyed: Callable[..., FlaskClient]) -> None:
+    """With no worker running, a game's changes reach no endpoint: each commit of a key
+    with endpoints queues one job on the webhooks' queue, and sends nothing itself; a
+    game without an owner, or an owner without endpoints, queues none."""
+    receiver = Receiver()
+    receiver.load(SECRET)
+    receiver.up()
+    try:
+        client = keyed(WEBHOOK_ALLOW_HOSTS=f"127.0.0.1:{receiver.port}")
+        app = client.application
+        queue = hook_queue.queue_for(app.extensions["scopa_bot_queue"].connection)
+        seats = {"seats": [{"name": "A"}, {"name": "B"}]}
+        assert client.post("/v1/games", json=seats, headers=key(BETA)).status_code == 201
+        assert client.post("/v1/games", json=seats).status_code == 201
+        assert queue.count == 0
+        register(client, receiver.url)
+        made = client.post("/v1/games", json=seats, headers=key())
+        game_id = made.get_json()["id"]
+        view = client.get(f"/v1/games/{game_id}?as_seat=0", headers=key()).get_json()
+        seat = view["turn"]
+        legal = client.get(
+            f"/v1/games/{game_id}/legal-moves?as_seat={seat}", headers=key()
+        ).get_json()["moves"]
+        moved = client.post(
+            f"/v1/games/{game_id}/moves",
+            json={"card": legal[0]["card"], "capture": legal[0]["capture"]},
+            headers={**key(), "X-Seat": str(seat)},
+        )
+        assert moved.status_code == 200
+        assert queue.job_ids == [f"{game_id}-hooks-1", f"{game_id}-hooks-2"]
+        assert not receiver.answers
+    finally:
+        receiver.down()
