@@ -27,17 +27,27 @@ Dumper = Callable[[Any], Any]
 _MISSING = object()
 
 
-def _convert(kind: type) -> Dumper:
-    """A scalar as marshmallow dumps it: converted only when it is not of the type yet."""
-
-    def convert(value: Any) -> Any:
-        return value if value is None or type(value) is kind else kind(value)
-
-    return convert
+def _scalar(field: fields.Field) -> type | None:
+    """The type a scalar ``field`` dumps its values as (converted only when a value is
+    not of that type yet, as marshmallow does), or None for any other field."""
+    if isinstance(field, TaggedUnion | fields.Nested | fields.List | fields.Dict):
+        return None
+    if isinstance(field, fields.Boolean):
+        return bool
+    if isinstance(field, fields.Integer) and not field.as_string:
+        return int
+    if isinstance(field, fields.Float) and not field.as_string:
+        return float
+    if isinstance(field, fields.String):
+        return str
+    return None
 
 
 def field_dumper(field: fields.Field) -> Dumper | None:
     """How ``field`` dumps a (present) value; None when it passes the value as it is."""
+    kind = _scalar(field)
+    if kind is not None:
+        return lambda value: value if value is None or type(value) is kind else kind(value)
     if isinstance(field, TaggedUnion):
         members = {tag: schema_dumper(schema) for tag, schema in field.members.items()}
         key = field.key
@@ -48,6 +58,13 @@ def field_dumper(field: fields.Field) -> Dumper | None:
             return lambda value: None if value is None else [nested(v) for v in value]
         return lambda value: None if value is None else nested(value)
     if isinstance(field, fields.List):
+        item = _scalar(field.inner)
+        if item is not None:  # (a list of cards: the conversion inline, no call an item)
+            return lambda value: (
+                None
+                if value is None
+                else [v if v is None or type(v) is item else item(v) for v in value]
+            )
         inner = field_dumper(field.inner)
         if inner is None:
             return lambda value: None if value is None else list(value)
@@ -61,35 +78,42 @@ def field_dumper(field: fields.Field) -> Dumper | None:
             if value is None
             else {str(k): v if values is None else values(v) for k, v in value.items()}
         )
-    if isinstance(field, fields.Boolean):
-        return lambda value: None if value is None else bool(value)
-    if isinstance(field, fields.Integer) and not field.as_string:
-        return _convert(int)
-    if isinstance(field, fields.Float) and not field.as_string:
-        return _convert(float)
-    if isinstance(field, fields.String):
-        return _convert(str)
     if type(field) in (fields.Raw, fields.Field):
         return None
     raise TypeError(f"{field!r}: no dump plan for this field type")
 
 
 def schema_dumper(schema: ma.Schema) -> Dumper:
-    """The plan of ``schema``: (key, attribute, dumper) for each field it dumps."""
+    """The plan of ``schema``: (key, attribute, scalar type, dumper) for each field it
+    dumps; a scalar's conversion is inline (no call a field), any other field's value
+    goes through its dumper (if it has one)."""
     plan = []
     for name, field in schema.dump_fields.items():
         attribute = field.attribute or name
         if "." in attribute or field.dump_default is not ma.missing:
             raise TypeError(f"{schema!r}.{name}: dotted attributes, dump defaults: not planned")
-        plan.append((field.data_key or name, attribute, field_dumper(field)))
+        kind = _scalar(field)
+        dumper = None if kind is not None else field_dumper(field)
+        plan.append((field.data_key or name, attribute, kind, dumper))
 
     def dump(obj: Any) -> dict[str, Any]:
-        get = obj.get if isinstance(obj, Mapping) else lambda a, d: getattr(obj, a, d)
+        # (A plain dict, what views are, without the ABC's isinstance check.)
+        get: Callable[[str, Any], Any]
+        if type(obj) is dict or isinstance(obj, Mapping):
+            get = obj.get
+        else:
+            get = lambda a, d: getattr(obj, a, d)  # noqa: E731
         out = {}
-        for key, attribute, dumper in plan:
+        for key, attribute, kind, dumper in plan:
             value = get(attribute, _MISSING)
-            if value is not _MISSING:
-                out[key] = value if dumper is None else dumper(value)
+            if value is _MISSING:
+                continue
+            if kind is not None:
+                if value is not None and type(value) is not kind:
+                    value = kind(value)
+            elif dumper is not None:
+                value = dumper(value)
+            out[key] = value
         return out
 
     return dump
