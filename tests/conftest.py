@@ -18,9 +18,13 @@ rest).
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -190,3 +194,43 @@ def client(app: Flask) -> FlaskClient:
 def table(client: FlaskClient) -> Table:
     """A helper that creates matches and plays seats over HTTP."""
     return Table(client)
+
+
+@pytest.fixture
+def start_worker(
+    redis_url: str, tmp_path: Path
+) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """Start ``python -m service.worker`` processes (with ``args``) on the tests' Redis,
+    with a 3 ms expert and no cost budget per address unless ``settings`` (environment
+    variables) say otherwise; their output goes to the test's temporary directory and is
+    printed after it (shown if it failed); each is killed (its whole process group)."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: str, **settings: str) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "SERVER_SECRET": TEST_SECRET,
+            "EXPERT_BUDGET_MS": "3",
+            "COST_BUDGET_SECONDS_PER_ADDRESS": "0",
+            **settings,
+        }
+        with open(tmp_path / f"worker-{len(started)}.log", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service.worker", *args],
+                cwd=Path(__file__).resolve().parent.parent,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+    for log in sorted(tmp_path.glob("worker-*.log")):
+        print(log.read_text(errors="replace")[-4000:])

@@ -9,9 +9,7 @@ import functools
 import os
 import random
 import re
-import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -42,7 +40,6 @@ from service.play.webhooks.events import EVENT_TYPES, messages_of
 from service.play.webhooks.queueing import DEFAULT_RETRY_SCHEDULE, retry_schedule, span
 from service.play.webhooks.sending import send, signed_headers
 from service.play.webhooks.store import Message, WebhookStore
-from tests.conftest import TEST_SECRET
 from tests.helpers import random_turn
 from tests.live import CARD_CODE, ROOT, free_port
 
@@ -404,43 +401,6 @@ class Receiver:
         return [event["id"] for event in self.received]
 
 
-@pytest.fixture
-def worker(redis_url: str, tmp_path: Any) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
-    """``python -m service.worker`` processes on the tests' Redis, with the settings a
-    test gives (their logs in the test's temporary directory, shown when it fails);
-    each is killed (its whole process group) after the test."""
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(**settings: str) -> subprocess.Popen[bytes]:
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "SERVER_SECRET": TEST_SECRET,
-            "EXPERT_BUDGET_MS": "3",
-            "COST_BUDGET_SECONDS_PER_ADDRESS": "0",
-            **settings,
-        }
-        with open(tmp_path / f"worker-{len(started)}.log", "wb") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "service.worker"],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
-    for log in sorted(tmp_path.glob("worker-*.log")):
-        print(log.read_text(errors="replace")[-4000:])  # shown if the test failed
-
-
 def register(client: FlaskClient, url: str, events: list[str] | None = None) -> dict[str, Any]:
     made = client.post(
         "/v1/webhooks", json={"url": url, "events": events or list(EVENT_TYPES)}, headers=key()
@@ -494,7 +454,7 @@ def position(message_id: str) -> tuple[int, int]:
 
 
 def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
-    keyed: Callable[..., FlaskClient], worker: Callable[..., subprocess.Popen[bytes]]
+    keyed: Callable[..., FlaskClient], start_worker: Callable[..., subprocess.Popen[bytes]]
 ) -> None:
     """A whole match played by two seats and a computer player, its endpoint's receiver
     down for 30 s in the middle: once it is back, it has every delivery, each verified
@@ -506,7 +466,7 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
     endpoint = register(client, receiver.url)
     receiver.load(endpoint["secret"])
     receiver.up()
-    worker(WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE)
+    start_worker(WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE)
     created = client.post(
         "/v1/games",
         json={
@@ -587,7 +547,7 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
 
 
 def test_an_address_refused_at_delivery_disables_the_endpoint(
-    keyed: Callable[..., FlaskClient], worker: Callable[..., subprocess.Popen[bytes]]
+    keyed: Callable[..., FlaskClient], start_worker: Callable[..., subprocess.Popen[bytes]]
 ) -> None:
     """Endpoints registered while the operator allowed their hosts, delivered to by a
     worker that no longer allows them: a loopback address, a name that resolves to one,
@@ -605,7 +565,7 @@ def test_an_address_refused_at_delivery_disables_the_endpoint(
     allow = f"127.0.0.1:{port},localhost:{port},169.254.169.254"
     client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
     endpoints = {url: register(client, url, ["game.created"]) for url in urls}
-    worker(WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
+    start_worker(WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
     made = client.post("/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}]}, headers=key())
     assert made.status_code == 201
     try:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,9 +24,7 @@ from rq.registry import StartedJobRegistry
 from service.engine.replay import comparable, replay
 from service.play import GameStore
 from service.play.background import queue_for
-from tests.conftest import TEST_SECRET
 
-ROOT = Path(__file__).resolve().parent.parent
 #: Two expert computer players, to a target far enough that the match lasts a while.
 EXPERTS = {"target": 16, "seats": [{"name": "A", "bot": "expert"}, {"name": "B", "bot": "expert"}]}
 
@@ -41,38 +38,17 @@ def client(make_app: Callable[..., Flask], redis_url: str) -> FlaskClient:
 
 
 @pytest.fixture
-def start_worker(redis_url: str) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
-    """Start ``python -m service.worker`` processes on the tests' Redis (1 s slices, no
-    budget per address, unless ``settings`` say otherwise); each is stopped (its whole
-    process group) after the test."""
-    started: list[subprocess.Popen[bytes]] = []
+def start_worker(
+    start_worker: Callable[..., subprocess.Popen[bytes]],
+) -> Callable[..., subprocess.Popen[bytes]]:
+    """conftest's workers, with 1 s slices and the expert's budget as ``budget_ms``."""
 
     def start(*args: str, budget_ms: str = "3", **settings: str) -> subprocess.Popen[bytes]:
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "SERVER_SECRET": TEST_SECRET,
-            "EXPERT_BUDGET_MS": budget_ms,
-            "BOT_SLICE_SECONDS": "1",
-            "COST_BUDGET_SECONDS_PER_ADDRESS": "0",
-            **settings,
-        }
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service.worker", *args],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+        return start_worker(
+            *args, **{"EXPERT_BUDGET_MS": budget_ms, "BOT_SLICE_SECONDS": "1", **settings}
         )
-        started.append(process)
-        return process
 
-    yield start
-    for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
+    return start
 
 
 def create(client: FlaskClient, body: dict[str, object]) -> dict[str, object]:
