@@ -98,6 +98,17 @@ class Person:
     def open(self, path: str = "/play") -> None:
         self.page.goto(self.base_url + path)
 
+    def hold(self, game_id: str, token: str, seat: int = 0) -> None:
+        """Open the page at ``game_id`` holding ``seat`` by its ``token`` (kept in
+        localStorage first, as a platform handing its players their tokens would)."""
+        self.open()
+        self.page.wait_for_selector("#setup:not([hidden])")
+        self.page.evaluate(
+            "(seats) => localStorage.setItem('scopa.seats', seats)",
+            json.dumps({game_id: {"token": token, "seat": seat}}),
+        )
+        self.open(f"/play?game={game_id}")
+
     def start(
         self, *, against: str = "computer", level: str = "greedy", target: int = 1, **more: str
     ) -> None:

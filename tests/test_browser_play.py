@@ -399,13 +399,7 @@ def test_the_capture_choices_fit_a_phone_either_way(
     ).json()
     game_id, token = created["id"], created["seats"][0]["token"]
     ann = people("Ann", viewport=LANDSCAPE, **PHONE)
-    ann.open()
-    ann.page.wait_for_selector("#setup:not([hidden])")
-    ann.page.evaluate(
-        "(seats) => localStorage.setItem('scopa.seats', seats)",
-        json.dumps({game_id: {"token": token, "seat": 0}}),
-    )
-    ann.open(f"/play?game={game_id}")
+    ann.hold(game_id, token)
     ann.page.wait_for_selector("#game[data-ready=true]")
     ann.page.tap("#hand [data-card='10B']")
     ann.page.tap("#hand [data-card='10B']")
@@ -455,13 +449,7 @@ def test_a_scopa_select_then_confirm_the_hint_and_the_language(
         "window.buzzes = []; navigator.vibrate = (pattern) => { window.buzzes.push(pattern);"
         " return true; };"
     )
-    ann.open()
-    ann.page.wait_for_selector("#setup:not([hidden])")
-    ann.page.evaluate(
-        "(seats) => localStorage.setItem('scopa.seats', seats)",
-        json.dumps({game_id: {"token": token, "seat": 0}}),
-    )
-    ann.open(f"/play?game={game_id}")
+    ann.hold(game_id, token)
     ann.page.wait_for_selector("#game[data-ready=true]")
     assert ann.cards("#hand") == ["8C", "9D", "10B"]
     assert ann.cards("#table") == ["1D", "2C", "3S", "4B"]
@@ -579,13 +567,7 @@ def test_the_next_deal_waits_while_the_hand_sheet_is_open(
     ).json()
     game_id, token = created["id"], created["seats"][0]["token"]
     ann = people("Ann")
-    ann.open()
-    ann.page.wait_for_selector("#setup:not([hidden])")
-    ann.page.evaluate(
-        "(seats) => localStorage.setItem('scopa.seats', seats)",
-        json.dumps({game_id: {"token": token, "seat": 0}}),
-    )
-    ann.open(f"/play?game={game_id}")
+    ann.hold(game_id, token)
     ann.page.wait_for_selector("#game[data-ready=true]")
     ann.page.click("#menu summary")
     assert small_controls(ann, 24) == []  # on a desktop too, every control 24 px or more
@@ -637,14 +619,8 @@ def test_reactions_between_two_browsers(
     ann = people("Ann")
     bruno = people("Bruno", locale="it-IT")
     for person, seat in ((ann, 0), (bruno, 1)):
-        person.open()
-        person.page.wait_for_selector("#setup:not([hidden])")
         token = created["seats"][seat]["token"]
-        person.page.evaluate(
-            "(seats) => localStorage.setItem('scopa.seats', seats)",
-            json.dumps({game_id: {"token": token, "seat": seat}}),
-        )
-        person.open(f"/play?game={game_id}")
+        person.hold(game_id, token, seat)
         person.page.wait_for_selector("#game:not([hidden])")
         wait_until(lambda p=person: p.page.get_attribute("#connection", "data-mode") == "live")
     emotes = ann.page.eval_on_selector_all(
@@ -677,13 +653,7 @@ KEY = {"Authorization": f"Bearer {LIVE_KEY}"}
 def seat_page(person: Person, game_id: str, token: str) -> None:
     """``person``'s page, holding the seat ``token`` of ``game_id`` (a platform hands its
     players their tokens), opened at the game and watched (WATCH)."""
-    person.open()
-    person.page.wait_for_selector("#setup:not([hidden])")
-    person.page.evaluate(
-        "(seats) => localStorage.setItem('scopa.seats', seats)",
-        json.dumps({game_id: {"token": token, "seat": 0}}),
-    )
-    person.open(f"/play?game={game_id}")
+    person.hold(game_id, token)
     person.page.wait_for_selector("#game:not([hidden])")
     person.page.evaluate(WATCH)
 
