@@ -33,7 +33,7 @@ from redis.retry import Retry
 from service.api.breaker import GuardedConnection
 from service.engine.replay import comparable, replay
 from service.play import GameStore, connections
-from service.play.store import channel_for, key_for, reactions_channel_for
+from service.play.store import key_for, log_channel_for, reactions_channel_for
 from tests.devredis import RedisServer
 from tests.live import DEFAULT_ENV, ROOT, LiveService
 
@@ -321,7 +321,7 @@ def test_a_stream_on_one_instance_hears_moves_made_on_the_other(cluster: Any) ->
         # the master of its slot, which counts its own subscribers).
         client = connections.connect(cluster.url)
         assert isinstance(client, connections.RedisCluster)
-        channel = channel_for(table.game_id)
+        channel = log_channel_for(table.game_id)
         holder = client.get_node_from_key(channel)
         connections.close(client)
         with redis.Redis(host=holder.host, port=holder.port) as master:

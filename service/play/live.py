@@ -1,14 +1,15 @@
 """Following games live: what the event streams (``GET /v1/games/{id}/stream``) of one
 process share.
 
-- :class:`Hub`: the process's one Redis subscriber. Each commit publishes its game's
-  event log length on the game's shard channel (:meth:`GameStore.commit`, in the same
-  script as the write); the hub listens, on one connection, to the channels of the games
-  followed in this process, and wakes their :class:`Feed`. Whichever process or worker
-  committed, every stream hears of it.
+- :class:`Hub`: the process's one Redis subscriber. Each commit publishes the events it
+  appended on the game's shard channel (:meth:`GameStore.commit`, in the same script as
+  the write); the hub listens, on one connection, to the channels of the games followed
+  in this process, and hands each message to the game's :class:`Feed`. Whichever process
+  or worker committed, every stream hears of it.
 - :class:`Feed`: one game's event log as this process has read it, shared by the
-  streams that follow the game here: one read of the new events per commit, however
-  many streams follow.
+  streams that follow the game here: a commit's events are taken from its message
+  (Redis is read only when a message does not follow on from what the feed holds),
+  once however many streams follow.
 - :class:`StreamLeases`: the streams open at once per client address, counted in Redis
   for every instance.
 
@@ -18,7 +19,9 @@ the store's shared client, one pooled connection for the time of a command.
 Nothing is lost between a stream's read and a commit: a stream follows the game first,
 then reads the game; the hub subscribes in the background and, once Redis confirms the
 subscription (and after every reconnection), has the feed read the log again from where
-it stands. The log is the truth; a message only wakes.
+it stands. The log is the truth: a message extends a feed only where it starts exactly
+where the feed ends (messages of one channel come in the order of the commits), and
+any other has the feed read the log.
 
 Reactions (emotes a seat sends) come on the game's sibling channel, which the hub
 listens to with the commits one: the feed keeps the last few for some seconds, and each
@@ -47,7 +50,14 @@ from redis.cluster import ClusterPubSub, RedisCluster
 
 from ..engine import Event
 from . import connections
-from .store import GameNotFoundError, GameStore, channel_for, reactions_channel_for
+from .store import (
+    Commit,
+    GameNotFoundError,
+    GameStore,
+    log_channel_for,
+    parse_commit,
+    reactions_channel_for,
+)
 
 #: How soon the subscriber takes up a game newly followed (it looks between messages).
 POLL_SECONDS = 0.05
@@ -133,21 +143,40 @@ class Feed:
         with self._lock:
             self._waiters.discard(waiter)
 
-    def announce(self, length: int | None) -> None:
-        """(The subscriber's thread.) A commit made the log ``length`` events long, or
-        (None) the subscription was confirmed, or (a negative length) the game was
-        deleted: read what is new, once for every follower, then wake them. If that read
-        fails, each reads for itself."""
+    def announce(self, commit: Commit | None) -> None:
+        """(The subscriber's thread.) A commit's message, or (None) the subscription was
+        confirmed: take the events it appended if they start where the log held ends;
+        else (a message missed, the subscription new, the game deleted) read what is
+        new, once for every follower. Then wake them. If that read fails, each reads
+        for itself."""
         with self._lock:
-            if length is None or length < 0:
+            if commit is None or commit.length < 0:
                 self._stale = True
-            elif length > self._announced:
-                self._announced = length
+            elif not self._extend(commit):
+                if commit.length > self._announced:
+                    self._announced = commit.length
+                elif commit.tokens != self._tokens and self._tokens is not None:
+                    self._stale = True  # (a seat's token changed with no event)
         try:
             self._catch_up()
         except _READ_FAILURES:
             pass  # left stale: each follower reads again, and sees what is wrong
         self._wake()
+
+    def _extend(self, commit: Commit) -> bool:
+        """(Holding the lock.) Append ``commit``'s events to the log held if they start
+        where it ends (a feed read already, and not stale), with its token hashes;
+        whether they did."""
+        base = self._base
+        if base is None or self._tokens is None or self._stale or not commit.events:
+            return False
+        end = base + len(self._log)
+        if commit.length - len(commit.events) != end:
+            return False
+        self._log += commit.events
+        self._tokens = commit.tokens
+        self._announced = max(self._announced, commit.length)
+        return True
 
     def react(self, reaction: dict[str, Any]) -> None:
         """(The subscriber's thread.) A reaction came: keep it for the followers to
@@ -235,9 +264,11 @@ class Feed:
                 with self._lock:
                     self._stale = True
                 raise
-            with self._lock:
-                self._log += new
-                self._tokens = tokens
+            with self._lock:  # (a message may have extended the log meanwhile)
+                held = self._base + len(self._log)
+                if end + len(new) >= held:
+                    self._log += new[held - end :]
+                    self._tokens = tokens
             self._read_at = time.monotonic()
 
 
@@ -312,7 +343,7 @@ class Hub:
         (the subscription is made in the background; once Redis confirms it the feed
         reads the log again, so that nothing committed meanwhile is missed). Raises
         HubFullError when this process follows ``capacity`` streams already."""
-        channel = channel_for(game_id)
+        channel = log_channel_for(game_id)
         with self._lock:
             if self._closed or stopping():
                 raise HubFullError("the server is shutting down")
@@ -333,7 +364,7 @@ class Hub:
         return Follower(self, feed)
 
     def leave(self, feed: Feed) -> None:
-        channel = channel_for(feed.game_id)
+        channel = log_channel_for(feed.game_id)
         with self._lock:
             feed.followers -= 1
             self._followers -= 1
@@ -454,7 +485,11 @@ class Hub:
         if feed is None:
             return
         if kind in ("smessage", "message"):
-            feed.announce(int(str(message["data"])))
+            try:
+                commit = parse_commit(message["data"])  # type: ignore[arg-type]
+            except ValueError:
+                commit = None  # (not a commit's message: read the log)
+            feed.announce(commit)
         elif kind in ("ssubscribe", "subscribe"):  # (again, after a reconnection)
             feed.announce(None)  # read what came before
 

