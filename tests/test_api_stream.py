@@ -36,7 +36,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.context import store as current_store
-from service.play.store import events_key_for, key_for
+from service.play import live
+from service.play.store import Commit, events_key_for, key_for, log_channel_for, parse_commit
 from tests.helpers import Table, of_type
 from tests.live import CARD_CODE, LiveService, Player
 
@@ -480,6 +481,118 @@ class TestRevoked:
             assert events[0]["type"] == "seat_joined" and tokens[1] is not None
             game = store.load(table.game_id)
             assert tokens == game.token_hashes
+
+
+class TestTheFeed:
+    """A process's feed of a game takes each commit's events from the commit's message
+    (service/play/live.py), and reads the log only when a message does not follow on
+    from what it holds."""
+
+    @pytest.fixture
+    def messages(self, redis_url: str, table: Table) -> Iterator[Callable[[int], list[Commit]]]:
+        """The game's log channel as published, parsed: ``take(n)`` waits for n more."""
+        client = redis.Redis.from_url(redis_url)
+        pubsub = client.pubsub()
+        subscribed = False
+
+        def take(count: int) -> list[Commit]:
+            nonlocal subscribed
+            if not subscribed:  # (subscribe before the first commit to watch)
+                version = int(str(client.info("server")["redis_version"]).split(".")[0])
+                channel = log_channel_for(table.game_id)
+                (pubsub.ssubscribe if version >= 7 else pubsub.subscribe)(channel)
+                subscribed = True
+                return []
+            found: list[Commit] = []
+            give_up = time.monotonic() + 10
+            while len(found) < count:
+                assert time.monotonic() < give_up, f"{len(found)} of {count} messages came"
+                message = pubsub.get_message(timeout=1.0)
+                if message is not None and message["type"] in ("message", "smessage"):
+                    found.append(parse_commit(message["data"]))
+            return found
+
+        yield take
+        pubsub.close()
+        client.close()
+
+    @staticmethod
+    def counted(store: Any) -> list[int]:
+        """The store's log reads from now on, counted (the store is the app's own)."""
+        reads = [0]
+        read = store.feed
+
+        def feed(*args: Any) -> Any:
+            reads[0] += 1
+            return read(*args)
+
+        store.feed = feed
+        return reads
+
+    def test_a_message_holds_what_the_commit_appended(
+        self, table: Table, app: Flask, messages: Callable[[int], list[Commit]]
+    ) -> None:
+        table.create(seed=5)
+        messages(0)
+        last = play(table, random.Random(5), 3)
+        commits = messages(3)
+        with app.app_context():
+            _, log = current_store().events(table.game_id)
+            game = current_store().load(table.game_id)
+        assert commits[-1].length == last + 1 == len(log)
+        assert [e for c in commits for e in c.events] == log[
+            commits[0].length - len(commits[0].events) :
+        ]
+        assert commits[-1].tokens == game.token_hashes
+
+    def test_commits_extend_the_feed_without_reading_the_log(
+        self, table: Table, app: Flask, messages: Callable[[int], list[Commit]]
+    ) -> None:
+        table.create(seed=6)
+        messages(0)
+        with app.app_context():
+            store = current_store()
+            feed = live.Feed(table.game_id, store)
+            first = feed.since(0).events
+            reads = self.counted(store)
+            last = play(table, random.Random(6), 4)
+            for commit in messages(4):
+                feed.announce(commit)
+            read = feed.since(0)
+            _, log = store.events(table.game_id)
+        assert reads == [0]
+        assert read.events == log and len(log) == last + 1 > len(first)
+        assert read.tokens == store.load(table.game_id).token_hashes
+
+    def test_a_message_that_does_not_follow_on_has_the_log_read(
+        self, table: Table, app: Flask, messages: Callable[[int], list[Commit]]
+    ) -> None:
+        table.create(seed=7)
+        messages(0)
+        with app.app_context():
+            store = current_store()
+            feed = live.Feed(table.game_id, store)
+            feed.since(0)
+            reads = self.counted(store)
+            play(table, random.Random(7), 3)
+            missed, second, third = messages(3)
+            feed.announce(third)  # the two before it never came: read the log
+            assert reads == [1]
+            feed.announce(missed)  # late, and held already: nothing twice
+            feed.announce(second)
+            events = feed.since(0).events
+            _, log = store.events(table.game_id)
+        assert events == log and reads == [1]
+
+    def test_a_game_stored_before_the_tokens_field_is_read_from_its_state(
+        self, table: Table, app: Flask, redis_url: str
+    ) -> None:
+        table.create(seats=[{"name": "Ann"}, {"open": True}])
+        with redis.Redis.from_url(redis_url) as client:
+            client.hdel(key_for(table.game_id), "t")
+        with app.app_context():
+            _, tokens = current_store().feed(table.game_id, 0)
+            assert tokens == current_store().load(table.game_id).token_hashes
 
 
 class TestLimits:
