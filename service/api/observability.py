@@ -58,6 +58,9 @@ LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
 )
 MOVES = Counter("scopa_moves_total", "Moves played, by people and computer players.", ["by"])
+#: The moves' label sets' children, each looked up once a process (on first use: in the
+#: worker, where the multiprocess metrics' files are).
+_MOVES_BY: dict[bool, Any] = {}
 MATCHES_STARTED = Counter("scopa_matches_started_total", "Matches created.", ["variant"])
 MATCHES_FINISHED = Counter(
     "scopa_matches_finished_total", "Matches played to the end.", ["variant"]
@@ -173,10 +176,14 @@ def count_step(step: Step) -> None:
     variant = game.match.variant.name
     for event in step.events:
         kind = event["type"]
-        if kind == EventKind.MATCH_STARTED:
+        if kind == EventKind.MOVE:
+            bot = bool(game.bots[event["seat"]])
+            moves = _MOVES_BY.get(bot)
+            if moves is None:
+                moves = _MOVES_BY[bot] = MOVES.labels("bot" if bot else "person")
+            moves.inc()
+        elif kind == EventKind.MATCH_STARTED:
             MATCHES_STARTED.labels(variant).inc()
-        elif kind == EventKind.MOVE:
-            MOVES.labels("bot" if game.bots[event["seat"]] else "person").inc()
         elif kind == EventKind.MATCH_OVER:
             MATCHES_FINISHED.labels(variant).inc()
 

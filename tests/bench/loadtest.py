@@ -43,6 +43,7 @@ import random
 import selectors
 import socket
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -637,6 +638,23 @@ def profile_layers(
     return report(kinds, measured)
 
 
+def timed_layers(redis_url: str, engine: dict[str, str]) -> str:
+    """tests/bench/layers.py's breakdown, in a process of its own (it wraps functions of
+    the app it serves), serving the engine the load test served."""
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.bench.layers", "--redis-url", redis_url],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, **engine},
+    )
+    start = run.stdout.find("CPU of a request by layer, timed")  # (after the app's log)
+    if run.returncode or start < 0:
+        return f"the timed breakdown failed: {run.stderr.strip()[-500:]}"
+    return run.stdout[start:].rstrip()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=32)
@@ -714,6 +732,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.breakdown
             else []
         )
+        if args.breakdown:  # the second breakdown: layers timed at their boundaries
+            layers.append(timed_layers(server.url, engine))
     print(
         f"{'':8} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} "
         f"{'requests':>9}   CPU ms per request: service  Redis  clients"
