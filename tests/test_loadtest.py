@@ -40,6 +40,14 @@ def test_a_tiny_load_runs_clean(capsys: pytest.CaptureFixture[str]) -> None:
     for column in zip(*shares, strict=True):
         assert sum(column) == pytest.approx(100, abs=1), out
     assert any(line.startswith("the game (engine") for line in table), out
+    # The second: each layer timed at its boundaries, the layers adding up to the total.
+    timed = out[out.index("CPU of a request by layer, timed") :].splitlines()[2:]
+    cells = {line[:52].strip(): [float(cell) for cell in line[52:].split()] for line in timed}
+    total = cells.pop("total")
+    assert all(ms > 0 for ms in total[:3]), out
+    for kind in range(3):
+        assert sum(row[kind] for row in cells.values()) == pytest.approx(total[kind], abs=0.01)
+    assert cells["the game (engine, steps)"][1] > 0 and cells["seats (the token)"][0] == 0, out
 
 
 def test_a_short_hostile_run_runs_clean_with_the_default_limits(

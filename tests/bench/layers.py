@@ -91,7 +91,7 @@ HOOK_LAYERS = {
     "_limit": "rate limits (before)",
     "_charge_cost": "rate limits (after: the cost budget)",
 }
-HOOKS = "other hooks (request ids, metrics, bodies, CORS, compression)"
+HOOKS = "other hooks (request ids, metrics, CORS, bodies...)"  # (and compression)
 
 
 class Timers:

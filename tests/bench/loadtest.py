@@ -638,11 +638,14 @@ def profile_layers(
     return report(kinds, measured)
 
 
-def timed_layers(redis_url: str, engine: dict[str, str]) -> str:
+def timed_layers(redis_url: str, engine: dict[str, str], requests: int, turns: int) -> str:
     """tests/bench/layers.py's breakdown, in a process of its own (it wraps functions of
     the app it serves), serving the engine the load test served."""
     run = subprocess.run(
-        [sys.executable, "-m", "tests.bench.layers", "--redis-url", redis_url],
+        [
+            *(sys.executable, "-m", "tests.bench.layers", "--redis-url", redis_url),
+            *("--requests", str(requests), "--turns", str(turns)),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
@@ -733,7 +736,9 @@ def main(argv: list[str] | None = None) -> int:
             else []
         )
         if args.breakdown:  # the second breakdown: layers timed at their boundaries
-            layers.append(timed_layers(server.url, engine))
+            # (A few requests where the load was short: the suite's tiny run.)
+            requests, turns = (400, 6) if args.seconds >= 10 else (20, 2)
+            layers.append(timed_layers(server.url, engine, requests, turns))
     print(
         f"{'':8} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'errors':>7} "
         f"{'requests':>9}   CPU ms per request: service  Redis  clients"
