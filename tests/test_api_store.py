@@ -313,13 +313,14 @@ def test_what_is_stored(table: Table, store: redis.Redis) -> None:
     )
     assert key_for(table.game_id) == f"scopa:game:{{{table.game_id}}}"
     stored = store.hgetall(key_for(table.game_id))
-    assert set(stored) == {"v", "s", "w", "n"}
+    assert set(stored) == {"v", "s", "w", "n", "t"}
     assert stored["v"] == "2"
+    assert json.loads(stored["t"]) == json.loads(stored["s"])["tokens"]  # (hashes only)
     events = store.lrange(events_key_for(table.game_id), 0, -1)
     log = table.client.get(table.url("/events")).get_json()["events"]
     assert len(events) == len(log) == int(stored["n"])
     assert table.view()["seq"] == len(log) - 1
-    everything = stored["s"] + "".join(events)
+    everything = stored["s"] + stored["t"] + "".join(events)
     for token in table.tokens:
         assert token not in everything
 
