@@ -289,8 +289,8 @@ def affordable() -> bool:
 #: One check's count, in one command (EVAL). KEYS[1] is this window's counter, KEYS[2]
 #: the previous window's (one hash tag: one Redis Cluster slot); ARGV[1] the counter's
 #: TTL, two windows, as it is read in the next window too. The INCR that makes the key
-#: gives it its TTL, in the same script: no key is ever left without one (a window's
-#: first request sets it, at least two windows before it is read for the last time).
+#: gives it its TTL, in the same script: no key is ever left without one (set at its
+#: window's first request, it outlasts the next window, the last that reads it).
 #: Replies this window's count and the previous window's.
 COUNT_SCRIPT = """
 local count = redis.call('INCR', KEYS[1])
