@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
 import logging
@@ -16,9 +17,11 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from redis.crc import key_slot
 
 from service.api import ratelimit
 from service.api.observability import JsonFormatter
+from service.play import hash_token
 from service.play.background import queue_for
 from service.play.budget import Budget
 from tests.bench import floor
@@ -261,6 +264,60 @@ class TestRateLimits:
         assert table.client.get(table.url(), headers=plain).status_code == 200
         assert table.client.get(table.url(), headers=odd).status_code == 200
         assert table.client.get(table.url(), headers=odd).status_code == 429
+
+    def test_a_check_s_counters_share_a_slot_and_every_one_expires(
+        self, make_app: Callable[..., Flask], redis_url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A check is one script on two counters, this window's and the previous one's:
+        the quota and the identity in one hash tag put both in one Redis Cluster slot.
+        Every counter has a TTL of two windows at most (it is read in the next window),
+        refused requests taken off included, and a refusal never makes a counter."""
+        minute = 29_000_000
+        clock = [60 * minute + 30.0]
+        monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: clock[0]))
+        app = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_ADDRESS=5, RATE_LIMIT_PER_TOKEN=3)
+        table = Table(app.test_client())
+        table.create(seed=1)
+        reads = [table.client.get(table.url(), headers=table.auth(0)) for _ in range(4)]
+        assert [r.status_code for r in reads] == [200, 200, 200, 429]  # the token's 3
+        clock[0] += 60.0  # the next minute: its counters read the last minute's
+        later = [table.client.get("/v1/variants").status_code for _ in range(4)]
+        assert later == [200, 200, 200, 429]  # 4 * 0.5 + 4 > 5
+        connection = redis.Redis.from_url(redis_url, decode_responses=True)
+        address = "{requests:a:127.0.0.1/32}"
+        token = f"{{requests:t:{hash_token(table.tokens[0])[:32]}}}"
+        counters = {
+            key: int(connection.get(key) or 0) for key in connection.scan_iter("scopa:rate:*")
+        }
+        assert counters == {
+            f"scopa:rate:{address}:{minute}": 4,  # the creation and three reads
+            f"scopa:rate:{token}:{minute}": 3,
+            f"scopa:rate:{address}:{minute + 1}": 3,
+        }
+        for key in counters:
+            assert 0 < connection.ttl(key) <= 120, key
+            stem, _, window = key.rpartition(":")
+            before = f"{stem}:{int(window) - 1}"  # the window this one reads
+            assert key_slot(before.encode()) == key_slot(key.encode()), key
+        # A refused request's count is taken off only a counter that is there.
+        gone = f"scopa:rate:{address}:{minute + 2}"
+        assert connection.eval(ratelimit.UNCOUNT_SCRIPT, 1, gone) == 0
+        assert not connection.exists(gone)
+        connection.close()
+
+    def test_a_redis_that_forgot_its_scripts_still_counts(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """A Redis restarted or flushed of its scripts (SCRIPT FLUSH) has not got the
+        limiter's script: each check sends its text, and it counts on."""
+        client = make_app(REDIS_URL=redis_url, RATE_LIMIT_PER_ADDRESS=3).test_client()
+        assert client.get("/v1/variants").status_code == 200
+        with redis.Redis.from_url(redis_url) as connection:
+            connection.script_flush()
+            assert connection.script_exists(
+                hashlib.sha1(ratelimit.COUNT_SCRIPT.encode()).hexdigest()
+            ) == [False]
+        assert [client.get("/v1/variants").status_code for _ in range(3)] == [200, 200, 429]
 
 
 class TestQuotas:

@@ -22,6 +22,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -30,9 +31,10 @@ import requests
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.api import ratelimit
 from service.api.breaker import GuardedConnection
 from service.engine.replay import comparable, replay
-from service.play import GameStore, connections
+from service.play import GameStore, connections, hash_token
 from service.play.store import key_for, log_channel_for, reactions_channel_for
 from tests.devredis import RedisServer
 from tests.live import DEFAULT_ENV, ROOT, LiveService
@@ -408,6 +410,40 @@ def test_every_node_s_connections_ask_the_breaker(
             made = node.redis_connection.connection_pool.connection_class
             assert issubclass(made, GuardedConnection)
             assert made.breaker is app.extensions["scopa_breaker"]
+
+
+def test_the_rate_limits_count_on_a_cluster(
+    cluster: Any, make_app: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of a request's checks is a script on its two counters, which share a slot,
+    sent in one cluster pipeline (to each node its checks fall on): the limits count
+    and refuse on a cluster as on one Redis. (A script the cluster pipeline could not
+    send would fail open: every request let through.) The limiter's clock is set by
+    hand: no window ends in the middle."""
+    minute = 29_000_000
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: 60 * minute + 30.0))
+    with RedisServer() as queue:
+        app = make_app(
+            REDIS_URL=cluster.url,
+            QUEUE_REDIS_URL=queue.url,
+            RATE_LIMIT_PER_ADDRESS=6,
+            RATE_LIMIT_PER_TOKEN=3,
+        )
+        client = app.test_client()
+        here = {"REMOTE_ADDR": "198.51.100.30"}  # an address no other test here uses
+        created = client.post("/v1/games", json={}, environ_base=here).get_json()
+        url = f"/v1/games/{created['id']}"
+        auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+        reads = [client.get(url, headers=auth, environ_base=here).status_code for _ in range(4)]
+        assert reads == [200, 200, 200, 429]  # the token's limit
+        others = [client.get("/v1/variants", environ_base=here).status_code for _ in range(3)]
+        assert others == [200, 200, 429]  # the address's: 1 + 3 + 2 (the refused not counted)
+        shared = connections.connect(cluster.url)
+        token = hash_token(created["seats"][0]["token"])[:32]
+        for who, count in (("a:198.51.100.30/32", 6), (f"t:{token}", 3)):
+            key = f"scopa:rate:{{requests:{who}}}:{minute}"
+            assert (int(shared.get(key)), 0 < shared.ttl(key) <= 120) == (count, True), key
+        connections.close(shared)
 
 
 def test_a_cluster_takes_no_replica_count(cluster: Any) -> None:

@@ -286,6 +286,32 @@ def affordable() -> bool:
         return True
 
 
+#: One check's count, in one command (EVAL). KEYS[1] is this window's counter, KEYS[2]
+#: the previous window's (one hash tag: one Redis Cluster slot); ARGV[1] the counter's
+#: TTL, two windows, as it is read in the next window too. The INCR that makes the key
+#: gives it its TTL, in the same script: no key is ever left without one (set at its
+#: window's first request, it outlasts the next window, the last that reads it).
+#: Replies this window's count and the previous window's.
+COUNT_SCRIPT = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {count, tonumber(redis.call('GET', KEYS[2]) or '0')}
+"""
+#: A refused request's count taken off again: only from a counter that is there (a DECR
+#: would make a counter that has gone, without a TTL).
+UNCOUNT_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
+return 0
+"""
+
+
+def counter_key(quota: Quota, who: str, window: int) -> str:
+    """The Redis key of ``who``'s count of ``quota`` in the fixed window ``window``: the
+    quota and the identity in braces, so that a check's two windows share a Redis
+    Cluster slot (one script reads both)."""
+    return f"{PREFIX}{{{quota.name}:{who}}}:{window}"
+
+
 def _check(checks: list[tuple[Quota, str, int]]) -> None:
     """Count the request once in each check's window, and refuse it (429) if a check
     goes over its limit: a sliding window, approximated by two fixed ones (Cloudflare's
@@ -293,25 +319,36 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
     weighted by the part of it the sliding window still covers; so a client cannot send
     a limit's worth at the end of one window and another at the start of the next. A
     refused request is taken off the count again: a client that retries too early is
-    not locked out for longer by its retries."""
+    not locked out for longer by its retries.
+
+    Each check is one EVAL of :data:`COUNT_SCRIPT`: a request's one check is sent
+    alone, its several in one pipeline (one round trip; on a cluster, one per node they
+    fall on). EVAL with the script's text, not EVALSHA: Redis keeps the compiled script
+    by its SHA anyway, and a Redis restarted or flushed of its scripts needs no retry
+    (and redis-py's cluster pipeline refuses EVALSHA). Sent with ``execute_command``:
+    the pipelines' ``eval`` is another method on redis-py's cluster pipeline, and a
+    ``Script`` object in a pipeline costs a SCRIPT EXISTS round trip before each."""
     now = time.time()
+    commands = []
+    for quota, who, _ in checks:
+        window = int(now // quota.window_seconds)
+        this, last = counter_key(quota, who, window), counter_key(quota, who, window - 1)
+        commands.append(("EVAL", COUNT_SCRIPT, 2, this, last, quota.window_seconds * 2))
     try:
         # Inside the try: a thread's first client connects, and fails while Redis is
         # down or the breaker (service/api/breaker.py) refuses calls to it.
         client = store().redis
-        with client.pipeline(transaction=False) as pipe:
-            for quota, who, _ in checks:
-                window = int(now // quota.window_seconds)
-                key = f"{PREFIX}{quota.name}:{who}:{window}"
-                pipe.incr(key)
-                pipe.expire(key, quota.window_seconds * 2)  # read in the next window too
-                pipe.get(f"{PREFIX}{quota.name}:{who}:{window - 1}")
-            replies = pipe.execute()
+        if len(commands) == 1:  # a pipeline's own work spared
+            replies = [client.execute_command(*commands[0])]
+        else:
+            with client.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                replies = pipe.execute()
     except connections.ERRORS:
         return  # fail open: the limiter never takes the service down
     refusal = None
-    for index, (quota, who, limit) in enumerate(checks):
-        count, previous = int(replies[3 * index]), int(replies[3 * index + 2] or 0)
+    for (quota, who, limit), (count, previous) in zip(checks, replies, strict=True):
         span = quota.window_seconds
         elapsed = (now % span) / span  # of the current window
         if count + previous * (1 - elapsed) > limit:
@@ -323,7 +360,8 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
     try:  # the refused request does not count
         with client.pipeline(transaction=False) as pipe:
             for quota, who, _ in checks:
-                pipe.decr(f"{PREFIX}{quota.name}:{who}:{int(now // quota.window_seconds)}")
+                window = int(now // quota.window_seconds)
+                pipe.execute_command("EVAL", UNCOUNT_SCRIPT, 1, counter_key(quota, who, window))
             pipe.execute()
     except connections.ERRORS:
         pass
