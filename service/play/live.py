@@ -487,7 +487,7 @@ class Hub:
         if kind in ("smessage", "message"):
             try:
                 commit = parse_commit(message["data"])  # type: ignore[arg-type]
-            except ValueError:
+            except (ValueError, TypeError):
                 commit = None  # (not a commit's message: read the log)
             feed.announce(commit)
         elif kind in ("ssubscribe", "subscribe"):  # (again, after a reconnection)
