@@ -235,9 +235,20 @@ class Person:
         # The result: on the table's screen, and in the sheet (opened again if the last
         # click above closed it as it came).
         self.page.wait_for_selector("#final:not([hidden])")
-        if not self.page.query_selector("#scores-dialog[open][data-holds=false]"):
-            self.page.click("#final-scores")
-        self.page.wait_for_selector("#scores-dialog[open][data-holds=false]")
+
+        def result_open() -> bool:
+            if self.page.query_selector("#scores-dialog[open][data-holds=false]"):
+                return True
+            # Opened by the page at the end, or by the button: clicked only while no
+            # sheet is open (one opening meanwhile holds the click: tried again).
+            if not self.page.query_selector("#scores-dialog[open]"):
+                try:
+                    self.page.click("#final-scores", timeout=2000)
+                except sync_api.TimeoutError:
+                    pass
+            return False
+
+        wait_until(result_open, timeout=timeout, what=f"{self.name}'s final score sheet")
 
     def assert_clean(self) -> None:
         assert not self.errors, f"{self.name}'s page:\n" + "\n".join(self.errors)
