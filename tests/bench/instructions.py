@@ -18,15 +18,10 @@ slower under it (a few minutes a run on 2 cores).
 from __future__ import annotations
 
 import argparse
-import os
-import random
 import re
 import shutil
 import subprocess
 import sys
-from typing import Any
-
-from service.api.ratelimit import LIMIT_SETTINGS
 
 WARM_UP = 40
 KINDS = ("floor", "moves", "create")
@@ -35,45 +30,13 @@ KINDS = ("floor", "moves", "create")
 def serve(kind: str, count: int, total: int) -> None:
     """(In the measured process.) ``count`` requests of ``kind``, the matches of
     ``total`` moves created first."""
-    from tests.bench.floor import create_app
-    from tests.bench.loadtest import MOVES_PER_MATCH, prepare
+    from tests.bench.floor import in_process
     from tests.devredis import RedisServer
 
     with RedisServer() as server:
-        os.environ.update(
-            {
-                "REDIS_URL": server.url,
-                "SERVER_SECRET": "instructions-secret-0123456789abcdefghijklmnop",
-                **dict.fromkeys(LIMIT_SETTINGS, str(10**9)),
-            }
-        )
-        os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
-        client = create_app().test_client()
-        rng = random.Random(1)
-        scripts = [prepare(rng) for _ in range(4)]
-        moves: list[tuple[str, bytes, dict[str, str]]] = []
-        for number in range(total // MOVES_PER_MATCH + 1):
-            script = scripts[number % len(scripts)]
-            created: Any = client.post(
-                "/v1/games", data=script.create, content_type="application/json"
-            ).json
-            path = f"/v1/games/{created['id']}/moves"
-            tokens = [s["token"] for s in created["seats"]]
-            moves += [
-                (path, body, {"Authorization": f"Bearer {tokens[seat]}"})
-                for seat, body in script.moves
-            ]
-        for number in range(count):
-            if kind == "floor":
-                answer = client.post(f"/_loadtest/floor/p{number % 32}", json={"n": number})
-            elif kind == "create":
-                answer = client.post("/v1/games", json={})
-            else:
-                path, body, headers = moves[number]
-                answer = client.post(
-                    path, data=body, headers=headers, content_type="application/json"
-                )
-            assert answer.status_code in (200, 201), answer.data
+        _, one = in_process(server.url, total)
+        for _ in range(count):
+            one(kind)
 
 
 def instructions(kind: str, count: int, total: int) -> int:

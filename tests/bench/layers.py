@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import random
 import statistics
 import sys
 import time
@@ -36,7 +35,6 @@ for _path in reversed([p for p in os.environ.get("PYTHONPATH", "").split(os.path
         sys.path.remove(_path)
     sys.path.insert(0, _path)
 
-from service.api.ratelimit import LIMIT_SETTINGS  # noqa: E402 - after the path is set
 from service.engine import hand  # noqa: E402
 
 KINDS = ("floor", "moves", "create")
@@ -159,48 +157,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def table(redis_url: str, requests: int, turns: int) -> str:
     """The breakdown's lines, measured on an app of its own on ``redis_url``."""
-    from tests.bench.floor import create_app
-    from tests.bench.loadtest import MOVES_PER_MATCH, prepare
+    from tests.bench.floor import in_process
 
-    # The load test's settings: every limit on, too high to refuse anything.
-    os.environ.update(
-        {
-            "REDIS_URL": redis_url,
-            "SERVER_SECRET": "layers-secret-0123456789abcdefghijklmnopqrstu",
-            **dict.fromkeys(LIMIT_SETTINGS, str(10**9)),
-            "COST_BUDGET_SECONDS_PER_ADDRESS": str(10**6),
-        }
-    )
-    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    app = create_app()
-    client = app.test_client()
-    rng = random.Random(1)
-    scripts = [prepare(rng) for _ in range(4)]
     warm = 40
-    moves: list[tuple[str, bytes, dict[str, str]]] = []
-    for number in range((requests * turns + warm) // MOVES_PER_MATCH + 2):
-        script = scripts[number % len(scripts)]
-        created: Any = client.post(
-            "/v1/games", data=script.create, content_type="application/json"
-        ).json
-        tokens = [seat["token"] for seat in created["seats"]]
-        moves += [
-            (f"/v1/games/{created['id']}/moves", body, {"Authorization": f"Bearer {tokens[seat]}"})
-            for seat, body in script.moves
-        ]
-    queued = iter(moves)
-    count = iter(range(10**9))
-
-    def one(kind: str) -> None:
-        if kind == "floor":
-            answer = client.post(f"/_loadtest/floor/p{next(count) % 32}", json={"n": 1})
-        elif kind == "create":
-            answer = client.post("/v1/games", json={})
-        else:
-            path, body, headers = next(queued)
-            answer = client.post(path, data=body, headers=headers, content_type="application/json")
-        assert answer.status_code in (200, 201), answer.data
-
+    app, one = in_process(redis_url, requests * turns + warm)
     for kind in KINDS:
         for _ in range(warm // len(KINDS)):
             one(kind)
