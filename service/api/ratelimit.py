@@ -329,11 +329,13 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
     the pipelines' ``eval`` is another method on redis-py's cluster pipeline, and a
     ``Script`` object in a pipeline costs a SCRIPT EXISTS round trip before each."""
     now = time.time()
+    counters: list[str] = []  # each check's counter of this window
     commands = []
     for quota, who, _ in checks:
         window = int(now // quota.window_seconds)
-        this, last = counter_key(quota, who, window), counter_key(quota, who, window - 1)
-        commands.append(("EVAL", COUNT_SCRIPT, 2, this, last, quota.window_seconds * 2))
+        counters.append(counter_key(quota, who, window))
+        last = counter_key(quota, who, window - 1)
+        commands.append(("EVAL", COUNT_SCRIPT, 2, counters[-1], last, quota.window_seconds * 2))
     try:
         # Inside the try: a thread's first client connects, and fails while Redis is
         # down or the breaker (service/api/breaker.py) refuses calls to it.
@@ -359,9 +361,8 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
         return
     try:  # the refused request does not count
         with client.pipeline(transaction=False) as pipe:
-            for quota, who, _ in checks:
-                window = int(now // quota.window_seconds)
-                pipe.execute_command("EVAL", UNCOUNT_SCRIPT, 1, counter_key(quota, who, window))
+            for counter in counters:
+                pipe.execute_command("EVAL", UNCOUNT_SCRIPT, 1, counter)
             pipe.execute()
     except connections.ERRORS:
         pass
