@@ -234,9 +234,15 @@ def parse_commit(message: str | bytes) -> Commit:
     lines = (message.encode() if isinstance(message, str) else message).split(b"\n")
     if len(lines) == 1:
         return Commit(int(lines[0]))
-    hashes = orjson.loads(lines[1])  # (Lua's cjson writes an empty list as {})
-    tokens = tuple(hashes) if isinstance(hashes, list) else ()
-    return Commit(int(lines[0]), tokens, tuple(orjson.loads(e) for e in lines[2:]))
+    events = tuple(orjson.loads(e) for e in lines[2:])
+    return Commit(int(lines[0]), token_hashes(lines[1]), events)
+
+
+def token_hashes(raw: str | bytes) -> tuple[str | None, ...]:
+    """The seats' token hashes from their JSON list (as a commit stores and publishes
+    them, or as Lua's cjson writes them from an older state: an empty list as ``{}``)."""
+    hashes = orjson.loads(raw)
+    return tuple(hashes) if isinstance(hashes, list) else ()
 
 
 def reactions_channel_for(game_id: str) -> str:
@@ -503,8 +509,7 @@ class GameStore:
         seat (None: a computer player's, or an open seat) as of the last of those
         events, read at once on the :attr:`shared` client: what a live stream reads."""
         _, raw, tokens = self._read_game(self._read_feed, game_id, start, shared=True)
-        hashes = orjson.loads(tokens)  # (Lua's cjson writes an empty list as {})
-        return [orjson.loads(e) for e in raw], tuple(hashes) if isinstance(hashes, list) else ()
+        return [orjson.loads(e) for e in raw], token_hashes(tokens)
 
     def _read_game(self, script: Script, game_id: str, start: int, *, shared: bool) -> Any:
         """The reply of a read ``script`` of the game's keys from log position ``start``
