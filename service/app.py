@@ -13,6 +13,7 @@ from redis.retry import Retry
 from . import config as settings
 from .api import (
     bodies,
+    commands,
     breaker,
     compression,
     cors,
@@ -145,6 +146,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    commands.install(app)  # (once every view is registered)
     spec_document.install(app, api)
 
     return app

@@ -93,7 +93,13 @@ class Blueprint(flask_smorest.Blueprint):
                 {}, "application/json", examples.REQUESTS[operation_id]
             )
         doc.setdefault("security", [])
-        decorate: Callable[[F], F] = self.doc(operationId=operation_id, responses=documented, **doc)
+        document: Callable[[F], F] = self.doc(operationId=operation_id, responses=documented, **doc)
+
+        def decorate(func: F) -> F:
+            # Which operation a view is: its policy's name (service/api/commands.py).
+            func.operation_id = operation_id  # type: ignore[attr-defined]
+            return document(func)
+
         return decorate
 
 

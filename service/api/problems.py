@@ -50,6 +50,16 @@ from ..play import (
     VersionConflictError,
     WrongJoinCodeError,
 )
+from ..play.commands.games import (
+    NotDeletableError,
+    ReactionsClosedError,
+    RoundGameRefusedError,
+    StartRefusedError,
+)
+from ..play.commands.webhooks import DeliveryNotFoundError, EndpointNotFoundError
+from ..play.records import RecordRefusedError
+from ..play.webhooks.addresses import RefusedAddressError
+from ..play.webhooks.store import TooManyEndpointsError
 from .breaker import StorageUnavailableError
 from .breaker import breaker as current_breaker
 from .fields import Card, Enumerated, Enumeration
@@ -460,6 +470,53 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
         "This Idempotency-Key was used for a different request: use a new key for a new "
         "request, or resend the first request exactly.",
     ),
+    NotDeletableError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_NOT_OVER,
+        f"The game is {e.game.status}: only a finished or aborted game can be deleted. "
+        f"Abort it first (POST /v1/games/{e.game.id}/abort).",
+    ),
+    ReactionsClosedError: lambda e: Problem(
+        409,
+        ProblemType.MATCH_OVER,
+        "The match is over: reactions are for a game waiting or being played. "
+        "Start a rematch to play (and react) again.",
+    ),
+    StartRefusedError: lambda e: Problem(
+        422,
+        ProblemType.VALIDATION,
+        f"games[{e.number}]: {e.why}.",
+        errors={"games": {str(e.number): {"start_at": [e.why]}}},
+    ),
+    RoundGameRefusedError: lambda e: _of_round(e),
+    RecordRefusedError: lambda e: Problem(
+        422,
+        ProblemType.RECORD_REFUSED,
+        f"This record is not that of a finished match: {e}.",
+        event=e.event,
+    ),
+    RefusedAddressError: lambda e: Problem(
+        422,
+        ProblemType.WEBHOOK_URL_REFUSED,
+        f"This URL cannot receive webhooks: {e}. Give an https:// URL at a public address.",
+    ),
+    TooManyEndpointsError: lambda e: Problem(
+        409,
+        ProblemType.TOO_MANY_WEBHOOKS,
+        f"This key has {e.most} webhook endpoints, the most it may have: delete one "
+        "(DELETE /v1/webhooks/{id}) before registering another.",
+    ),
+    EndpointNotFoundError: lambda e: Problem(
+        404,
+        ProblemType.WEBHOOK_NOT_FOUND,
+        "This key has no webhook endpoint with this id: GET /v1/webhooks lists them.",
+    ),
+    DeliveryNotFoundError: lambda e: Problem(
+        404,
+        ProblemType.WEBHOOK_DELIVERY_NOT_FOUND,
+        "This endpoint has no delivery with this id (the log keeps the latest 1,000): "
+        "GET .../deliveries lists them.",
+    ),
     redis.exceptions.ConnectionError: _storage_down,
     redis.exceptions.TimeoutError: _storage_down,
     # A Redis Cluster reshaping: no node reachable, a slot without a master for now
@@ -469,6 +526,12 @@ PROBLEMS: dict[type[Exception], Callable[[Any], Problem]] = {
     redis.exceptions.TryAgainError: _storage_down,
     StorageUnavailableError: _storage_down,
 }
+
+
+def _of_round(error: RoundGameRefusedError) -> Problem:
+    """A bulk creation's game refused: its problem, naming the game."""
+    problem = problem_of(error.error)
+    return Problem(problem.status, problem.type, f"games[{error.number}]: {problem.detail}")
 
 
 def problem_of(error: Exception) -> Problem:

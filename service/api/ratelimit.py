@@ -27,8 +27,9 @@ Besides the counts, what an address (or a key) costs: one budget of seconds a sl
 (``COST_BUDGET_SECONDS_PER_ADDRESS``, service/play/budget.py) counts the CPU its
 requests take here (each request that took more than :data:`CHARGED_FROM_SECONDS`) and
 the background workers' time its games take (the workers charge a game's creator,
-:func:`payer`). While it is spent, the costly requests (:data:`COSTLY`: searches,
-analyses, computer players' turns) are 429 and computer players reply to its moves on
+:func:`payer`). While it is spent, the costly requests (searches,
+analyses, computer players' turns, exports and listings: each operation's policy in
+service/play/commands/catalogue.py says what it holds) are 429 and computer players reply to its moves on
 the workers instead; everything else goes on. A costly request counts a share of the
 budget before it starts (what it may take: so that requests running at once cannot all
 pass a budget that only the first leaves room for) and the difference once done.
@@ -101,21 +102,6 @@ QUOTAS = {
         ),
     )
 }
-#: The quota each expensive operation counts against (by Flask endpoint), besides
-#: ``requests``.
-ENDPOINT_QUOTAS = {
-    "hints.GameHint": "hints",
-    "hints.PositionHint": "hints",
-    "hints.GameAnalysis": "hints",
-    "hints.PositionAnalysis": "hints",
-    "games.BotTurns": "bots",
-    "games.GameCollection": "creations",
-    "analysis.PositionMoves": "analysis",
-    "analysis.Score": "analysis",
-    "reactions.GameReactions": "reactions",
-}
-
-
 #: Every setting that holds a limit (0 turns it off); then streams open at once
 #: (service/api/resources/games/stream.py), and the cost budget.
 LIMIT_SETTINGS = tuple(
@@ -131,19 +117,6 @@ LIMIT_SETTINGS = tuple(
 )
 
 
-#: The costly requests (by Flask endpoint) and the seconds of the cost budget each counts
-#: before it starts (about what the costliest of its kind takes; corrected once done).
-COSTLY = {
-    "hints.GameHint": 0.3,
-    "hints.PositionHint": 0.3,
-    "hints.GameAnalysis": 0.3,
-    "hints.PositionAnalysis": 0.3,
-    "games.BotTurns": 0.3,
-    "analysis.PositionMoves": 0.05,
-    "analysis.Score": 0.05,
-}
-#: What a creation or a rematch with computer seats counts before they move in it.
-COMPUTER_SEATS_RESERVE = 0.3
 #: Requests that took less CPU than this are not charged (their number is bounded by
 #: the request limit, and the cheapest requests spare the write).
 CHARGED_FROM_SECONDS = 0.005
@@ -155,17 +128,20 @@ def install(app: Flask) -> None:
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
 
+    from .commands import policy_of  # (which counts with this module's functions)
+
     @app.before_request
     def _limit() -> None:
         if request.path in UNLIMITED_PATHS:
             return
         g.cpu_started = thread_time()
-        names = ["requests"]
-        if request.endpoint in ENDPOINT_QUOTAS:
-            names.append(ENDPOINT_QUOTAS[request.endpoint])
-        charge(*names)
-        if request.endpoint in COSTLY:
-            afford(COSTLY[request.endpoint])
+        policy = policy_of()
+        if policy is None or policy.changes:  # a command counts its own (service/play/commands)
+            charge("requests")
+            return
+        charge("requests", *policy.quotas)
+        if policy.cost:
+            afford(policy.cost)
 
     @app.teardown_request
     def _charge_cost(_: BaseException | None) -> None:

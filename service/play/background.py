@@ -50,7 +50,7 @@ from rq.job import Job, JobStatus
 from . import connections
 from .budget import Budget
 from .game import Game
-from .steps import BotSettings, bots_move
+from .steps import BotSettings, Step, bots_move
 from .store import GameNotFoundError, GameStore, VersionConflictError
 from .webhooks import queueing as hook_queue
 
@@ -311,8 +311,10 @@ def _play(game_id: str, *, clock: bool) -> int:
             game = game or store.load(game_id)
         except GameNotFoundError:
             return committed
-        schedule(queue_for(current.connection), game, replaced, running=current.id)
-        hook_queue.announce(current.connection, store.redis, game)
+        from . import effects  # (which schedules with this module)
+
+        done = Step(game, [], replaced_deadline=replaced)  # what the job's commits did
+        effects.after_commit(done, queue_for(current.connection), store, running=current.id)
     return committed
 
 

@@ -157,6 +157,23 @@ def seal_token(token: str, key: str, game_id: str, seat: int) -> str:
     return base64.urlsafe_b64encode(bytes(a ^ b for a, b in zip(raw, pad, strict=False))).decode()
 
 
+def sealed(body: dict[str, Any], key: str, game_id: str | None) -> dict[str, Any]:
+    """An answer with every seat token in it sealed with the client's ``key`` (or, sealed
+    already, opened again): a creation's seats, a join's seat, a round's games' seats."""
+    if "games" in body:  # a round: each game its own id
+        return {**body, "games": [sealed(game, key, game["id"]) for game in body["games"]]}
+    game_id = body.get("id", game_id)
+    if isinstance(body.get("seats"), list):
+        return {**body, "seats": [_sealed_seat(seat, key, game_id) for seat in body["seats"]]}
+    return _sealed_seat(body, key, game_id)
+
+
+def _sealed_seat(seat: dict[str, Any], key: str, game_id: str | None) -> dict[str, Any]:
+    if seat.get("token") is None or game_id is None:
+        return dict(seat)
+    return {**seat, "token": seal_token(seat["token"], key, game_id, seat["seat"])}
+
+
 def _fingerprint(operation: str, body: Any) -> str:
     canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(operation.encode() + b"\n" + canonical).hexdigest()

@@ -52,7 +52,7 @@ from ..engine import Event
 from .connections import Client, close
 from .game import Game
 from .idempotency import Answer, IdempotentRequest
-from .listing import GameIndex, keys_of
+from .listing import GameIndex, every_key_of
 from .steps import Step
 
 KEY_PREFIX = "scopa:game:"
@@ -440,7 +440,7 @@ class GameStore:
             raise VersionConflictError(game.id)
         if game.owner is not None:  # its listing indexes live as long as it does
             with client.pipeline(transaction=False) as pipe:
-                for key in keys_of(game.owner, game.player_ids):
+                for key in every_key_of(game.owner, game.player_ids):
                     pipe.expire(key, self.ttl)
                 pipe.execute()
 

@@ -62,11 +62,17 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, str | None, str], ...]], ...] = (
     (
         "the game (engine, steps)",
         (
-            ("service.play", None, "move"),
-            ("service.play", None, "create"),
+            ("service.play.steps", None, "move"),
+            ("service.play.steps", None, "create"),
         ),
     ),
-    ("seats (the token)", (("service.api.resources.games.routes", None, "seat_required"),)),
+    (
+        "seats (the token)",
+        (
+            ("service.api.seats", None, "seat_of"),
+            ("service.api.resources.games.routes", None, "seat_of"),
+        ),
+    ),
     (
         "the answer (built, dumped, JSON)",
         (
@@ -80,7 +86,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, str | None, str], ...]], ...] = (
     ),
     (
         "after the commit (metrics, queues)",
-        (("service.api.resources.games.routes", None, "committed"),),
+        (("service.play.effects", None, "after_commit"),),
     ),
 )
 #: The app's hooks (Flask's ``before_request_funcs`` and the like, by function name),

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
-from flask import current_app
 from flask.views import MethodView
 
 from .... import play
-from ....engine import Card, MatchOverError, NotYourTurnError, Rules, Status, parse_cards
-from ....engine.moves import DeclarationKind
-from ....play import (
-    Answer,
-    BotSettings,
-    Game,
-    Step,
-    VersionConflictError,
-    background,
-    connections,
-    live,
-)
-from ....play.idempotency import join_slot, seal_token
-from ... import ratelimit
+from ....engine import Status
+from ....play.commands import Outcome
 from ...blueprint import Blueprint
-from ...context import bot_only_max_target, bot_settings, committed, server_secret, store
+from ...commands import execute, game_headers, no_body
+from ...context import server_secret, store
 from ...headers import (
     CREATION_KEY_PARAMETER,
     ETAG,
@@ -36,12 +22,7 @@ from ...headers import (
     PER_VIEWER,
     REPLAYED,
     IfNoneMatchSchema,
-    creation_request,
-    if_match_versions,
-    join_request,
-    move_request,
     not_modified,
-    replayed,
     unchanged,
 )
 from ...problems import STORE_ERRORS, Problem, ProblemType, etag
@@ -56,7 +37,7 @@ from ...seats import (
     seat_of,
     seat_required,
 )
-from ...service_keys import KEY_AUTH, NOT_A_KEY, requesting_key, require_key
+from ...service_keys import KEY_AUTH, NOT_A_KEY
 from . import answers
 from .schemas import (
     AbortRequestSchema,
@@ -97,33 +78,6 @@ REMATCH_CREATED = {
 }
 
 
-def setup_of(body: dict[str, Any]) -> play.Setup:
-    seats = body.get("seats")
-    return play.Setup(
-        variant=body["variant"],
-        names=[_name_of(seat, spec) for seat, spec in enumerate(seats)] if seats else None,
-        players=body.get("players"),
-        bots=[s.get("bot") for s in seats] if seats else None,
-        target=body.get("target"),
-        rules=Rules.from_dict(body["rules"]),
-        seed=body.get("seed"),
-        deck=parse_cards(body["deck"]) if "deck" in body else None,
-        first_dealer=body.get("first_dealer"),
-        spectators=body["spectators"],
-        clock=body.get("clock"),
-    )
-
-
-def _name_of(seat: int, spec: dict[str, Any]) -> str | None:
-    """A seat's name: None for an open seat; a computer player's may be left out."""
-    if spec.get("open"):
-        return None
-    if "name" not in spec and spec.get("bot"):
-        return f"Computer {seat + 1}"
-    name: str | None = spec.get("name")
-    return name
-
-
 @blp.route("")
 class GameCollection(MethodView):
     @blp.arguments(CreateGameSchema, required=False)  # no body: every default
@@ -156,98 +110,16 @@ class GameCollection(MethodView):
         target): they play on the background workers' time, which the games one address
         creates may spend only so much of a minute (`COST_BUDGET_SECONDS_PER_ADDRESS`;
         past it, their moves wait)."""
-        if any(seat.get("bot") for seat in body.get("seats") or ()):
-            ratelimit.charge("bots")
-            ratelimit.afford(ratelimit.COMPUTER_SEATS_RESERVE)
-        owner = requesting_key()
-        player_ids = [seat.get("player_id") for seat in body.get("seats") or ()]
-        if owner is None and (any(player_ids) or body.get("metadata")):
-            raise Problem(
-                422,
-                ProblemType.VALIDATION,
-                "`player_id` and `metadata` are for games a service key creates: send "
-                "'Authorization: Bearer <key secret>', or leave them out.",
-                errors={"metadata" if body.get("metadata") else "seats": ["Needs a service key."]},
-            )
-        request = creation_request(body)
-        game_id = play.new_game_id()
-        if request is not None:
-            game_id = store().claim_creation(request, game_id)
-            if (earlier := _creation_replay(game_id, request)) is not None:
-                return earlier
-        creation = play.create(
-            setup_of(body),
-            bot_settings(),
-            game_id,
-            secret=server_secret(),
-            payer=ratelimit.payer(),
-            owner=owner,
-            player_ids=player_ids,
-            metadata=body.get("metadata"),
-            bot_only_max_target=bot_only_max_target(),
-        )
-        index(creation.game)
-        created = answers.created(creation, creation.tokens)
-        kept = None
-        if request is not None:  # kept with its tokens sealed: none is stored as it is
-            sealed = {**created, "seats": _sealed(created["seats"], request.key, game_id)}
-            if created["join"] is not None:  # made again from the secret on a replay
-                sealed["join"] = dict.fromkeys(created["join"], "")
-            kept = Answer(201, sealed, creation.version)
-        try:
-            store().commit(creation, request=request, answer=kept)
-        except VersionConflictError:  # the first request with this key created it meanwhile
-            if request is None or (earlier := _creation_replay(game_id, request)) is None:
-                raise
-            return earlier
-        committed(creation)
-        return created, 201, answers.created_headers(game_id, creation.version)
+        reply = execute("createGame", None, body, _created)
+        assert reply.game_id is not None
+        headers = answers.created_headers(reply.game_id, reply.version)
+        return reply.body, reply.status, {**headers, **game_headers(reply)}
 
 
-def forget(game: Game) -> None:
-    """What a deleted game leaves outside its keys: its streams' leases and its waiting
-    jobs (best effort: they expire, or find no game, by themselves)."""
-    try:
-        holders = [live.holder_of(game.id, seat) for seat in (None, *range(len(game.bots)))]
-        live.StreamLeases(store(), 0).forget(*holders)
-        background.forget(current_app.extensions["scopa_bot_queue"], game)
-    except connections.ERRORS:
-        pass
-
-
-def index(game: Game) -> None:
-    """Put a game a service key creates in its key's listings, before it is committed
-    (a listing skips an id whose game is not stored yet: service/play/listing.py)."""
-    if game.owner is not None:
-        assert game.created_at is not None, "a game is created with its time"
-        created_ms = int(game.created_at * 1000)  # (truncated, as its `created_at` shows it)
-        store().index.add(game.owner, game.id, created_ms, game.player_ids)
-
-
-def _sealed(seats: list[dict[str, Any]], key: str, game_id: str) -> list[dict[str, Any]]:
-    """A creation answer's seats with their tokens sealed with the client's ``key``, or,
-    sealed already, opened again (:func:`seal_token` works both ways)."""
-    return [
-        seat
-        if seat["token"] is None
-        else {**seat, "token": seal_token(seat["token"], key, game_id, seat["seat"])}
-        for seat in seats
-    ]
-
-
-def _creation_replay(game_id: str, request: play.IdempotentRequest) -> Any:
-    """The first answer to a creation with this request's key, its tokens opened again;
-    None if the game it names was not committed."""
-    answer = store().earlier_answer(game_id, request)
-    if answer is None:
-        return None
-    answer.body["seats"] = _sealed(answer.body["seats"], request.key, game_id)
-    if answer.body.get("join") is not None:  # the code now (it may have been rotated)
-        generation = store().load(game_id).join_generation
-        code = play.join_code(server_secret(), game_id, generation)
-        answer.body["join"] = answers.join_answer(game_id, code)
-    body, status, headers = replayed(answer)
-    return body, status, {**answers.created_headers(game_id, answer.version), **headers}
+def _created(outcome: Outcome) -> dict[str, Any]:
+    creation = outcome.steps[0]
+    assert isinstance(creation, play.Creation)
+    return answers.created(creation, creation.tokens)
 
 
 @blp.route("/<string:game_id>")
@@ -291,18 +163,7 @@ class GameItem(MethodView):
         once, with everything the service keeps of it (its log, its kept answers, its
         place in the key's listings); its streams end (`gone`). Then it is a 404, as a
         game that never existed."""
-        require_key()
-        game = store().load(game_id)
-        check_owner(game)
-        if game.status not in (Status.FINISHED, Status.ABORTED):
-            raise Problem(
-                409,
-                ProblemType.MATCH_NOT_OVER,
-                f"The game is {game.status}: only a finished or aborted game can be "
-                f"deleted. Abort it first (POST /v1/games/{game_id}/abort).",
-            )
-        store().delete(game)
-        forget(game)
+        execute("deleteGame", game_id, None, no_body)
         return "", 204
 
 
@@ -332,13 +193,8 @@ class AbortGame(MethodView):
         (`aborted`); its clock stops and its computer players play no more. Moves, joins
         and the like are then 409 (`/problems/match-aborted`). Answers the game as a
         spectator sees it (with every seat's `player_id`: the key's view)."""
-        require_key()
-        game = store().load(game_id)
-        check_owner(game)
-        step = play.abort(game, body["reason"])
-        store().commit(step)
-        committed(step)
-        return answers.view_of(step.game, None), 200, etag(step.version)
+        reply = execute("abortGame", game_id, body, _spectated)
+        return reply.body, 200, etag(reply.version)
 
 
 @blp.route("/<string:game_id>/legal-moves")
@@ -390,33 +246,8 @@ class Moves(MethodView):
         players who play after you reply within the request, each one a turn of your
         `bots` quota (per address and per token); over it, they reply on a background
         worker instead, and the answer has only your move (follow the game for theirs)."""
-        capture = body.get("capture")
-        return _seat_step(
-            game_id,
-            body,
-            lambda game, seat: play.move(
-                game,
-                seat,
-                Card.parse(body["card"]),
-                parse_cards(capture) if capture is not None else None,
-                _replies(game, seat),
-                if_match=if_match_versions(),
-            ),
-            answers.moved,
-        )
-
-
-def _replies(game: Game, seat: int) -> BotSettings:
-    """How the computer players who play after ``seat`` reply within this request: each
-    counts one turn against the caller's ``bots`` quota; over it, none replies here (a
-    background worker plays them, charged to the game's payer)."""
-    players = len(game.bots)
-    following = 0
-    while following < players - 1 and game.bots[(seat + 1 + following) % players]:
-        following += 1
-    if following and not (ratelimit.affordable() and ratelimit.allows("bots", following)):
-        return replace(bot_settings(), time_limit_seconds=0.0)
-    return bot_settings()
+        reply = execute("playMove", game_id, body, lambda o: answers.moved(o.steps[0], o.seat))
+        return reply.body, reply.status, game_headers(reply)
 
 
 @blp.route("/<string:game_id>/declarations")
@@ -450,45 +281,8 @@ class Declarations(MethodView):
         takes if you hold it. `GET legal-moves` lists what you may declare, as entries
         to send as they are. Your cards go face up for everyone until played, the points
         go to your side, and it is still your turn: play a card next."""
-        return _seat_step(
-            game_id,
-            body,
-            lambda game, seat: play.declare(
-                game,
-                seat,
-                DeclarationKind(body["declare"]),
-                body.get("matta_as"),
-                if_match=if_match_versions(),
-            ),
-            answers.declared,
-        )
-
-
-def _seat_step(
-    game_id: str,
-    body: dict[str, Any],
-    act: Callable[[Game, int], Step],
-    answer_of: Callable[[Step, int], dict[str, Any]],
-) -> Any:
-    """A seat's step (a move, a declaration): ``act`` for the caller's seat, committed
-    with its answer (``answer_of``); a retry with the same Idempotency-Key gets the first
-    answer again, also when it races its own first attempt."""
-    game = store().load(game_id)
-    seat = seat_required(game)
-    request = move_request(seat, body)
-    if request is not None and (earlier := store().earlier_answer(game_id, request)):
-        return replayed(earlier)
-    try:
-        step = act(game, seat)
-        answer = Answer(200, answer_of(step, seat), step.version)
-        store().commit(step, request=request, answer=answer)
-    except (VersionConflictError, NotYourTurnError, MatchOverError):
-        # A retry racing its own first attempt: answer as the first attempt did.
-        if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
-            raise
-        return replayed(earlier)
-    committed(step)
-    return answer.body, 200, etag(step.version)
+        reply = execute("declare", game_id, body, lambda o: answers.declared(o.steps[0], o.seat))
+        return reply.body, reply.status, game_headers(reply)
 
 
 @blp.route("/<string:game_id>/hands")
@@ -612,14 +406,8 @@ class BotTurns(MethodView):
         the game has spectators, and answers what a spectator sees; with a seat's token,
         what that seat sees. A game created with `spectators: false` needs a seat's
         token (401 without)."""
-        game = store().load(game_id)
-        seat = seat_of(game, required=False)  # a game without spectators: its seats only
-        step = play.bots_move(game, bot_settings())
-        store().commit(step)
-        committed(step)
-        state = answers.view_of(step.game, seat)
-        result = {"events": answers.events_for(step.events, seat, step.first_seq), "state": state}
-        return result, 200, etag(step.version)
+        reply = execute("playBotTurns", game_id, None, _bot_moves)
+        return reply.body, 200, etag(reply.version)
 
 
 @blp.route("/<string:game_id>/join")
@@ -672,37 +460,8 @@ class JoinGame(MethodView):
         take the last open seat the match starts: it is dealt, and `status` is
         `playing`. Send an Idempotency-Key to retry safely: a retry gets the same seat
         and token."""
-        game = store().load(game_id)
-        check_owner(game)
-        request = join_request(body)
-        if request is not None and (earlier := store().earlier_answer(game_id, request)):
-            return _join_replay(earlier, request.key, game_id)
-        joining = play.join(
-            game, body["name"], body["code"], server_secret(), bot_settings(), seat=body.get("seat")
-        )
-        answer = answers.joined(joining)
-        kept, slot = None, None
-        if request is not None:  # its token sealed with the client's key
-            kept = Answer(200, _sealed_join(answer, request.key, game_id), joining.version)
-            slot = request.kept_in(join_slot(joining.seat))
-        try:
-            store().commit(joining, request=slot, answer=kept)
-        except VersionConflictError:  # a retry racing its first attempt: answer as it did
-            if request is None or (earlier := store().earlier_answer(game_id, request)) is None:
-                raise
-            return _join_replay(earlier, request.key, game_id)
-        committed(joining)
-        return answer, 200, etag(joining.version)
-
-
-def _sealed_join(answer: dict[str, Any], key: str, game_id: str) -> dict[str, Any]:
-    """A join's answer with its token sealed with the client's ``key`` (or opened)."""
-    return {**answer, "token": seal_token(answer["token"], key, game_id, answer["seat"])}
-
-
-def _join_replay(earlier: Answer, key: str, game_id: str) -> Any:
-    body, status, headers = replayed(earlier)
-    return _sealed_join(body, key, game_id), status, headers
+        reply = execute("joinGame", game_id, body, lambda o: answers.joined(o.steps[0]))
+        return reply.body, reply.status, game_headers(reply)
 
 
 @blp.route("/<string:game_id>/join-code")
@@ -729,11 +488,10 @@ class JoinCode(MethodView):
         seat named at creation): a new join code, and the one given out before no longer
         lets anyone join (403), for a code that reached people it should not have. The
         seats taken stay taken; the seated see the new code in their view."""
-        game = store().load(game_id)
-        step, code = play.rotate_join_code(game, seat_required(game), server_secret())
-        store().commit(step)
-        committed(step)
-        return answers.join_answer(game_id, code), 200, etag(step.version)
+        reply = execute(
+            "rotateJoinCode", game_id, None, lambda o: answers.join_answer(game_id, o.value)
+        )
+        return reply.body, 200, etag(reply.version)
 
 
 @blp.route("/<string:game_id>/leave")
@@ -757,11 +515,8 @@ class LeaveGame(MethodView):
 
         Give up your seat while the game waits for people: the seat is open again for
         anyone with the join code, and your token no longer works."""
-        game = store().load(game_id)
-        step = play.leave(game, seat_required(game))
-        store().commit(step)
-        committed(step)
-        return "", 204, etag(step.version)
+        reply = execute("leaveGame", game_id, None, no_body)
+        return "", 204, etag(reply.version)
 
 
 @blp.route("/<string:game_id>/rematch")
@@ -791,41 +546,27 @@ class Rematch(MethodView):
         time. The new game's `previous` names this one. Creating it counts as a game
         created for the `creations` quota (and `bots`, with computer players) of the
         address that asks."""
-        game = store().load(game_id)
-        seat = seat_required(game)
-        if game.next is None:
-            linked = play.link_rematch(game, play.new_game_id())
-            try:
-                store().commit(linked)
-                committed(linked)
-                game = linked.game
-            except VersionConflictError:  # another seat asked at the same time
-                game = store().load(game_id)
-            assert game.next is not None, "a rematch is linked once the match is over"
-        created = False
-        try:
-            following = store().load(game.next)
-        except play.GameNotFoundError:
-            # A game created: a creation (and computer players' turns) for the quotas.
-            ratelimit.charge("creations", *(["bots"] if any(game.bots) else []))
-            if any(game.bots):
-                ratelimit.afford(ratelimit.COMPUTER_SEATS_RESERVE)
-            creation = play.rematch(game, server_secret(), bot_settings(), payer=ratelimit.payer())
-            index(creation.game)
-            try:
-                store().commit(creation)
-            except VersionConflictError:  # another seat created it at the same time
-                following = store().load(game.next)
-            else:
-                committed(creation)
-                following, created = creation.game, True
-        stored_hash = game.token_hashes[seat]
-        assert stored_hash is not None, "a person's seat has a token"
-        body = {
-            "id": following.id,
-            "seat": seat,
-            "token": play.rematch_token(server_secret(), following.id, seat, stored_hash),
-            "state": answers.view_of(following, seat),
-        }
-        headers = answers.created_headers(following.id, following.version)
-        return body, 201 if created else 200, headers
+        reply = execute("rematchGame", game_id, None, _rematch)
+        headers = answers.created_headers(reply.body["id"], reply.version)
+        return reply.body, reply.status, headers
+
+
+def _spectated(outcome: Outcome) -> dict[str, Any]:
+    """The game after the command, as a spectator (its key) sees it."""
+    return answers.view_of(outcome.steps[-1].game, None)
+
+
+def _bot_moves(outcome: Outcome) -> dict[str, Any]:
+    step, seat = outcome.steps[0], outcome.seat
+    state = answers.view_of(step.game, seat)
+    return {"events": answers.events_for(step.events, seat, step.first_seq), "state": state}
+
+
+def _rematch(outcome: Outcome) -> dict[str, Any]:
+    following, token = outcome.value
+    return {
+        "id": following.id,
+        "seat": outcome.seat,
+        "token": token,
+        "state": answers.view_of(following, outcome.seat),
+    }

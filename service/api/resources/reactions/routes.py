@@ -4,17 +4,14 @@ replayed to a stream that opens later (service/play/live.py)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from flask.views import MethodView
 
-from ....engine import Status
 from ...blueprint import Blueprint
-from ...context import store
-from ...problems import STORE_ERRORS, Problem, ProblemType
-from ...seats import BAD_TOKEN, SEAT_AUTH, seat_required
+from ...commands import body_of, execute
+from ...problems import STORE_ERRORS
+from ...seats import BAD_TOKEN, SEAT_AUTH
 from .schemas import ReactionRequestSchema, ReactionSchema
 
 blp = Blueprint(
@@ -24,10 +21,6 @@ blp = Blueprint(
     description="Quick reactions between the seats of a game: a fixed set of emotes, shown "
     "live to everyone who follows the game.",
 )
-
-#: The match stands where reactions make sense: waiting for people, or being played.
-OPEN = frozenset({Status.WAITING, Status.PLAYING})
-
 
 @blp.route("/games/<string:game_id>/reactions")
 class GameReactions(MethodView):
@@ -59,21 +52,4 @@ class GameReactions(MethodView):
         reaction`. Not an event of the game: not in its log, not stored, and a stream
         opened later does not get it. Counted against the `reactions` quota (per address
         and per token), besides `requests`."""
-        game = store().load(game_id)
-        seat = seat_required(game)
-        status = Status.WAITING if game.match is None else game.match.status
-        if status not in OPEN:
-            raise Problem(
-                409,
-                ProblemType.MATCH_OVER,
-                "The match is over: reactions are for a game waiting or being played. "
-                "Start a rematch to play (and react) again.",
-            )
-        reaction = {"seat": seat, "emote": body["emote"], "at": _now()}
-        store().publish_reaction(game_id, orjson.dumps(reaction))
-        return reaction
-
-
-def _now() -> str:
-    """Now as RFC 3339 text in UTC, to the millisecond."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return execute("sendReaction", game_id, body, body_of).body, 202

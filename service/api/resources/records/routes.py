@@ -15,8 +15,10 @@ from flask.views import MethodView
 
 from ....engine import Status
 from ....play import records
+from ....play.commands import Outcome
 from ....play.listing import games_key, player_key
 from ...blueprint import Blueprint
+from ...commands import execute
 from ...context import store
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...seats import check_owner
@@ -169,21 +171,10 @@ class Import(MethodView):
         hand scores must be the replay's), stored as a finished game of the key with a
         new id: it is listed, exported, read as any other (`as_seat`, `hands`,
         `events`). Answers its record."""
-        owner = require_key()
-        plain = {**body, "created_at": None}
-        if body["created_at"] is not None:
-            plain["created_at"] = body["created_at"].isoformat()
-        try:
-            step = records.imported(plain, owner)
-        except records.RecordRefusedError as refused:
-            raise Problem(
-                422,
-                ProblemType.RECORD_REFUSED,
-                f"This record is not that of a finished match: {refused}.",
-                event=refused.event,
-            ) from None
-        game = step.game
-        assert game.created_at is not None
-        store().index.add(owner, game.id, round(game.created_at * 1000), game.player_ids)
-        store().commit(step)
-        return _record(game), 201
+        reply = execute("importGame", None, body, _imported)
+        return reply.body, 201
+
+
+def _imported(outcome: Outcome) -> dict[str, Any]:
+    step = outcome.steps[0]
+    return records.record_of(step.game, step.events)

@@ -7,16 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from flask import current_app, url_for
+from flask import url_for
 from flask.views import MethodView
 
-from ....play.webhooks import jobs
-from ....play.webhooks.addresses import RefusedAddressError, allowed_hosts, check_url
+from ....play.commands import Outcome
+from ....play.commands import webhooks as hooks
 from ....play.webhooks.events import rfc3339
-from ....play.webhooks.store import Endpoint, TooManyEndpointsError, WebhookStore
+from ....play.webhooks.store import Endpoint, WebhookStore
 from ...blueprint import Blueprint
+from ...commands import context, execute, no_body
 from ...context import store
-from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...problems import STORE_ERRORS
 from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
 from .schemas import (
     DeliveryListSchema,
@@ -70,14 +71,13 @@ def _delivery(delivery: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _created(outcome: Outcome) -> dict[str, Any]:
+    endpoint: Endpoint = outcome.value
+    return {**_shown(endpoint), "secret": endpoint.secret}
+
+
 def _endpoint(owner: str, endpoint_id: str) -> Endpoint:
-    endpoint = _hooks().endpoint(owner, endpoint_id)
-    if endpoint is None:
-        raise Problem(
-            404,
-            ProblemType.WEBHOOK_NOT_FOUND,
-            "This key has no webhook endpoint with this id: GET /v1/webhooks lists them.",
-        )
+    endpoint: Endpoint = hooks.endpoint_of(context(), owner, endpoint_id)
     return endpoint
 
 
@@ -107,29 +107,8 @@ class Webhooks(MethodView):
         workers; a delivery not answered 2xx within 5 s is tried again on the retry
         schedule (docs/platforms.md). The answer holds the endpoint's signing `secret`,
         shown only here."""
-        owner = require_key()
-        allow = allowed_hosts(current_app.config["WEBHOOK_ALLOW_HOSTS"])
-        try:
-            check_url(body["url"], allow)
-        except RefusedAddressError as refused:
-            raise Problem(
-                422,
-                ProblemType.WEBHOOK_URL_REFUSED,
-                f"This URL cannot receive webhooks: {refused}. Give an https:// URL at a "
-                "public address.",
-            ) from None
-        events = list(dict.fromkeys(body["events"]))
-        most = current_app.config["WEBHOOK_MAX_ENDPOINTS"]
-        try:
-            endpoint = _hooks().add_endpoint(owner, body["url"], events, most)
-        except TooManyEndpointsError:
-            raise Problem(
-                409,
-                ProblemType.TOO_MANY_WEBHOOKS,
-                f"This key has {most} webhook endpoints, the most it may have: delete one "
-                "(DELETE /v1/webhooks/{id}) before registering another.",
-            ) from None
-        return {**_shown(endpoint), "secret": endpoint.secret}, 201
+        reply = execute("createWebhook", None, body, _created)
+        return reply.body, 201
 
     @blp.response(200, EndpointListSchema)
     @blp.documents("listWebhooks", {**NOT_A_KEY, **STORE_ERRORS}, security=KEY_AUTH)
@@ -161,9 +140,7 @@ class WebhookItem(MethodView):
         """Delete a webhook endpoint
 
         Nothing more is sent to it, and its delivery log is gone."""
-        owner = require_key()
-        _endpoint(owner, endpoint_id)
-        _hooks().delete_endpoint(owner, endpoint_id)
+        execute("deleteWebhook", None, {"endpoint_id": endpoint_id}, no_body)
         return "", 204
 
 
@@ -238,21 +215,10 @@ class DeliveryRetry(MethodView):
         and to a disabled endpoint (to check that it works again). The same `webhook-id`
         as before. Answers the delivery as it is now; its log shows the attempt
         (`manual`) once made."""
-        owner = require_key()
-        delivery = _found_delivery(owner, endpoint_id, message_id)
-        connection = current_app.extensions["scopa_bot_queue"].connection
-        jobs.enqueue_redelivery(connection, owner, endpoint_id, message_id)
-        return _delivery(delivery), 202
+        asked = {"endpoint_id": endpoint_id, "message_id": message_id}
+        reply = execute("retryWebhookDelivery", None, asked, lambda o: _delivery(o.value))
+        return reply.body, 202
 
 
 def _found_delivery(owner: str, endpoint_id: str, message_id: str) -> dict[str, Any]:
-    _endpoint(owner, endpoint_id)
-    delivery = _hooks().delivery(owner, endpoint_id, message_id)
-    if delivery is None:
-        raise Problem(
-            404,
-            ProblemType.WEBHOOK_DELIVERY_NOT_FOUND,
-            "This endpoint has no delivery with this id (the log keeps the latest 1,000): "
-            "GET .../deliveries lists them.",
-        )
-    return delivery
+    return hooks.delivery_of(context(), owner, endpoint_id, message_id)

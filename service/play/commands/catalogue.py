@@ -1,0 +1,150 @@
+"""Every operation of the API and its policy (:class:`~.policy.Policy`), by its
+operationId; and the commands among them, by the same name. The request hook that counts
+quotas (service/api/ratelimit.py) reads the policies of the operations that change
+nothing; :func:`.runner.run` applies a command's whole policy. A test walks the spec's
+operations against this table (tests/test_commands.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..game import Game
+from . import games, webhooks
+from .context import Context
+from .policy import Keeping, Policy, Scope, Who
+from .runner import Act, Command
+
+#: The text fields of a creation's body.
+_CREATION_TEXTS = ("seats[].name", "metadata.*")
+_CREATION = Policy(
+    Who.ANYONE,
+    idempotency=Scope.CALLER,
+    keeping=Keeping.CREATION,
+    quotas=("creations",),
+    computer_players=True,
+    texts=_CREATION_TEXTS,
+    key_fields=("metadata", "seats[].player_id"),
+    changes=True,
+)
+
+POLICIES: dict[str, Policy] = {
+    # Games: made and changed (commands).
+    "createGame": _CREATION,
+    "createGames": Policy(
+        Who.KEY,
+        idempotency=Scope.CALLER,
+        keeping=Keeping.ROUND,
+        quotas=("creations",),
+        computer_players=True,
+        texts=("games[].seats[].name", "games[].metadata.*"),
+        changes=True,
+    ),
+    "importGame": Policy(
+        Who.KEY,
+        quotas=("creations",),
+        texts=("seats[].name", "metadata.*"),
+        changes=True,
+    ),
+    "rematchGame": Policy(Who.SEAT, quotas=("creations",), computer_players=True, changes=True),
+    "joinGame": Policy(
+        Who.ANYONE,
+        idempotency=Scope.CALLER,
+        keeping=Keeping.JOIN_SLOT,
+        texts=("name",),
+        changes=True,
+    ),
+    "rotateJoinCode": Policy(Who.SEAT, changes=True),
+    "leaveGame": Policy(Who.SEAT, changes=True),
+    "playMove": Policy(Who.SEAT, idempotency=Scope.SEAT, keeping=Keeping.SEAT_SLOT, changes=True),
+    "declare": Policy(Who.SEAT, idempotency=Scope.SEAT, keeping=Keeping.SEAT_SLOT, changes=True),
+    "playBotTurns": Policy(Who.VIEWER, quotas=("bots",), cost=0.3, changes=True),
+    "abortGame": Policy(Who.OWNER, texts=("reason",), changes=True),
+    "deleteGame": Policy(Who.OWNER, changes=True),
+    "sendReaction": Policy(Who.SEAT, quotas=("reactions",), changes=True),
+    # Games: read.
+    "listGames": Policy(Who.KEY, cost=0.05),
+    "getGame": Policy(Who.VIEWER),
+    "listLegalMoves": Policy(Who.SEAT),
+    "listHandScores": Policy(Who.VIEWER),
+    "getHandScore": Policy(Who.VIEWER),
+    "getEventLog": Policy(Who.VIEWER),
+    "readInvitation": Policy(Who.ANYONE),
+    "streamGame": Policy(Who.VIEWER),
+    "getGameRecord": Policy(Who.OWNER, cost=0.05),
+    "exportGames": Policy(Who.KEY, cost=0.3),
+    # The expert's searches and the stateless analyses.
+    "getGameHint": Policy(Who.SEAT, quotas=("hints",), cost=0.3),
+    "getGameAnalysis": Policy(Who.SEAT, quotas=("hints",), cost=0.3),
+    "getPositionHint": Policy(Who.ANYONE, quotas=("hints",), cost=0.3),
+    "getPositionAnalysis": Policy(Who.ANYONE, quotas=("hints",), cost=0.3),
+    "positionLegalMoves": Policy(Who.ANYONE, quotas=("analysis",), cost=0.05),
+    "scoreHand": Policy(Who.ANYONE, quotas=("analysis",), cost=0.05),
+    # Reference.
+    "listVariants": Policy(Who.ANYONE),
+    "listBotLevels": Policy(Who.ANYONE),
+    "listCardNames": Policy(Who.ANYONE),
+    "getHealth": Policy(Who.ANYONE),
+    "getReadiness": Policy(Who.ANYONE),
+    # Webhooks.
+    "createWebhook": Policy(Who.KEY, changes=True),
+    "listWebhooks": Policy(Who.KEY),
+    "getWebhook": Policy(Who.KEY),
+    "deleteWebhook": Policy(Who.KEY, changes=True),
+    "listWebhookDeliveries": Policy(Who.KEY),
+    "getWebhookDelivery": Policy(Who.KEY),
+    "retryWebhookDelivery": Policy(Who.KEY, changes=True),
+}
+
+
+def _command(name: str, act: Act, **hooks: Any) -> Command:
+    return Command(name, POLICIES[name], act, **hooks)
+
+
+def _computer_game(ctx: Context, game: Game | None, body: Any) -> int:
+    return int(games.with_computers(body or {}))
+
+
+def _computer_games(ctx: Context, game: Game | None, body: Any) -> int:
+    return sum(games.with_computers(spec) for spec in body["games"])
+
+
+def _round_units(ctx: Context, game: Game | None, body: Any) -> int:
+    return len(body["games"])
+
+
+def _rematch_computers(ctx: Context, game: Game | None, body: Any) -> int:
+    return int(game is not None and any(game.bots) and games.rematch_units(ctx, game, body) > 0)
+
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        _command("createGame", games.create, computer_games=_computer_game),
+        _command(
+            "createGames",
+            games.create_round,
+            units=_round_units,
+            computer_games=_computer_games,
+        ),
+        _command("importGame", games.import_record),
+        _command(
+            "rematchGame",
+            games.rematch,
+            units=games.rematch_units,
+            computer_games=_rematch_computers,
+            raced=games.rematch_raced,
+        ),
+        _command("joinGame", games.join),
+        _command("rotateJoinCode", games.rotate_join_code),
+        _command("leaveGame", games.leave, committed=games.left),
+        _command("playMove", games.move),
+        _command("declare", games.declare),
+        _command("playBotTurns", games.bots_move),
+        _command("abortGame", games.abort),
+        _command("deleteGame", games.delete),
+        _command("sendReaction", games.react),
+        _command("createWebhook", webhooks.register),
+        _command("deleteWebhook", webhooks.remove),
+        _command("retryWebhookDelivery", webhooks.redeliver),
+    )
+}

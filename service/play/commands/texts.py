@@ -1,0 +1,44 @@
+"""The text fields of a command's input, found by their paths and checked by the text
+rules (service/play/text.py): a path is dotted (``reason``, ``seats[].name``), ``[]``
+for every entry of a list and ``*`` for every value of a map (``metadata.*``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+
+def values_at(data: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Each string of ``data`` at ``path``, with where it is (``seats[1].name``)."""
+    found: list[tuple[str, Any]] = [("", data)]
+    for part in path.split("."):
+        name, many = part.removesuffix("[]"), part.endswith("[]")
+        following: list[tuple[str, Any]] = []
+        for where, value in found:
+            if not isinstance(value, dict):
+                continue
+            if name == "*":
+                following += [
+                    (f"{where}{k}" if not where else f"{where}.{k}", v) for k, v in value.items()
+                ]
+                continue
+            inner = value.get(name)
+            at = f"{where}.{name}" if where else name
+            if many:
+                following += [(f"{at}[{i}]", v) for i, v in enumerate(inner or ())]
+            else:
+                following.append((at, inner))
+        found = following
+    for where, value in found:
+        if isinstance(value, str):
+            yield where, value
+
+
+def check_fields(data: Any, paths: tuple[str, ...]) -> None:
+    """Raise text.TextRefusedError for the first text at ``paths`` the rules refuse."""
+    from .. import text  # noqa: PLC0415
+
+    for path in paths:
+        kind = path.rsplit(".", 1)[-1].removesuffix("[]")
+        for where, value in values_at(data, path):
+            text.check(where, value, kind)

@@ -1,0 +1,68 @@
+"""The commands on a service key's webhook endpoints: register one, delete one, and ask
+for a delivery again; their policies are in :mod:`.catalogue`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..game import Game
+from ..webhooks import jobs
+from ..webhooks.addresses import allowed_hosts, check_url
+from ..webhooks.store import WebhookStore
+from .context import Context, Outcome
+
+
+class EndpointNotFoundError(LookupError):
+    """The key has no webhook endpoint with this id."""
+
+
+class DeliveryNotFoundError(LookupError):
+    """The endpoint has no delivery with this id (the log keeps the latest 1,000)."""
+
+
+def hooks(ctx: Context) -> WebhookStore:
+    return WebhookStore(ctx.store.redis, ctx.store.ttl)
+
+
+def endpoint_of(ctx: Context, owner: str, endpoint_id: str) -> Any:
+    endpoint = hooks(ctx).endpoint(owner, endpoint_id)
+    if endpoint is None:
+        raise EndpointNotFoundError(endpoint_id)
+    return endpoint
+
+
+def delivery_of(ctx: Context, owner: str, endpoint_id: str, message_id: str) -> dict[str, Any]:
+    endpoint_of(ctx, owner, endpoint_id)
+    delivery = hooks(ctx).delivery(owner, endpoint_id, message_id)
+    if delivery is None:
+        raise DeliveryNotFoundError(message_id)
+    return delivery
+
+
+def register(
+    ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None
+) -> Outcome:
+    """A new endpoint at a URL that may receive webhooks (RefusedAddressError if not)."""
+    owner = ctx.caller.require_key()
+    check_url(body["url"], allowed_hosts(ctx.webhooks.allow_hosts))
+    events = list(dict.fromkeys(body["events"]))
+    endpoint = hooks(ctx).add_endpoint(owner, body["url"], events, ctx.webhooks.max_endpoints)
+    return Outcome(status=201, value=endpoint)
+
+
+def remove(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None) -> Outcome:
+    owner = ctx.caller.require_key()
+    endpoint_of(ctx, owner, body["endpoint_id"])
+    hooks(ctx).delete_endpoint(owner, body["endpoint_id"])
+    return Outcome(status=204)
+
+
+def redeliver(
+    ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None
+) -> Outcome:
+    """One more attempt at a delivery, by a background worker."""
+    owner = ctx.caller.require_key()
+    endpoint_id, message_id = body["endpoint_id"], body["message_id"]
+    delivery = delivery_of(ctx, owner, endpoint_id, message_id)
+    jobs.enqueue_redelivery(ctx.queue.connection, owner, endpoint_id, message_id)
+    return Outcome(status=202, value=delivery)
