@@ -13,8 +13,8 @@ from redis.retry import Retry
 from . import config as settings
 from .api import (
     bodies,
-    commands,
     breaker,
+    commands,
     compression,
     cors,
     docs_ui,
@@ -142,7 +142,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     rules_page.install(app)
     bodies.install(app)
     service_keys.install(app)
-    ratelimit.install(app)
+    ratelimit.install(app, commands.policy_of)
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, current_app, g, request
 
-from ..play import effects
+from ..play import background
 from ..play.commands import COMMANDS, POLICIES, Context, Outcome, Policy, Reply, WebhookRules, run
 from ..play.commands.runner import AnswerOf
 from ..play.game import Game
@@ -92,7 +92,7 @@ def context() -> Context:
         secret=server_secret(),
         bots=bot_settings(),
         bot_only_max_target=bot_only_max_target(),
-        after_commit=lambda step: effects.after_commit(step, queue, games, counted=count_step),
+        after_commit=lambda step: background.after_commit(step, queue, games, counted=count_step),
         ttl_seconds=int(config["GAME_TTL_SECONDS"]),
         queue=queue,
         join_answer=_join_answer,

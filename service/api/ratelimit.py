@@ -28,12 +28,12 @@ Besides the counts, what an address (or a key) costs: one budget of seconds a sl
 requests take here (each request that took more than :data:`CHARGED_FROM_SECONDS`) and
 the background workers' time its games take (the workers charge a game's creator,
 :func:`payer`). While it is spent, the costly requests (searches,
-analyses, computer players' turns, exports and listings: each operation's policy in
-service/play/commands/catalogue.py says what it holds) are 429 and computer players reply to its moves on
-the workers instead; everything else goes on. A costly request counts a share of the
-budget before it starts (what it may take: so that requests running at once cannot all
-pass a budget that only the first leaves room for) and the difference once done.
-Behind a proxy, set
+analyses, computer players' turns, exports and listings: each operation's policy
+in service/play/commands/catalogue.py says what it holds) are 429 and computer
+players reply to its moves on the workers instead; everything else goes on. A costly
+request counts a share of the budget before it starts (what it may take: so that
+requests running at once cannot all pass a budget that only the first leaves room
+for) and the difference once done. Behind a proxy, set
 ``TRUSTED_PROXIES`` to the number of proxies that add ``X-Forwarded-For``, so the
 client's own address is the one counted.
 """
@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from time import thread_time
 
@@ -50,6 +51,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import connections, hash_token
 from ..play.budget import Budget
+from ..play.commands import Policy
 from .addresses import check_settings, client_key
 from .bearer import parse_bearer
 from .context import store
@@ -122,13 +124,14 @@ LIMIT_SETTINGS = tuple(
 CHARGED_FROM_SECONDS = 0.005
 
 
-def install(app: Flask) -> None:
+def install(app: Flask, policy_of: Callable[[], Policy | None]) -> None:
+    """Count every request against ``requests``, and a request of an operation that
+    changes nothing against its policy's quotas and cost (``policy_of`` finds it: a
+    command counts its own, service/play/commands/runner.py)."""
     check_settings(app.config)
     proxies = int(app.config.get("TRUSTED_PROXIES", 0))
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
-
-    from .commands import policy_of  # (which counts with this module's functions)
 
     @app.before_request
     def _limit() -> None:

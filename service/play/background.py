@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -47,6 +48,7 @@ import rq
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from ..engine import Status
 from . import connections
 from .budget import Budget
 from .game import Game
@@ -213,6 +215,40 @@ def schedule(
         )
 
 
+#: Where a game stands once nothing more happens in it.
+OVER = frozenset({Status.FINISHED, Status.ABORTED})
+
+
+def after_commit(
+    step: Step,
+    queue: rq.Queue,
+    store: GameStore,
+    *,
+    running: str | None = None,
+    counted: Callable[[Step], None] | None = None,
+) -> None:
+    """What follows the commit of ``step`` (see the module's docstring); ``running`` is
+    the background job that committed it, if one did; ``counted`` counts it in the
+    transport's metrics."""
+    game = step.game
+    if counted is not None:
+        counted(step)
+    try:
+        schedule(queue, game, step.replaced_deadline, running=running)
+    except connections.ERRORS as error:
+        log.warning("could not queue the computer players' turn: %s", type(error).__name__)
+    imported = game.version == 1 and game.status is Status.FINISHED  # (only imports are)
+    try:
+        if game.owner is not None and game.status in OVER:
+            assert game.created_at is not None, "a key's game is created with its time"
+            created_ms = int(game.created_at * 1000)
+            store.index.add(game.owner, game.id, created_ms, game.player_ids, over=True)
+        if not imported:  # an imported match's events happened elsewhere: none is sent
+            hook_queue.announce(queue.connection, store.redis, game)
+    except connections.ERRORS as error:
+        log.warning("could not index or announce the game: %s", type(error).__name__)
+
+
 def forget(queue: rq.Queue, game: Game) -> None:
     """Delete the jobs still waiting for ``game``, which is being deleted: its computer
     players' (of its last version) and its clock's."""
@@ -311,10 +347,8 @@ def _play(game_id: str, *, clock: bool) -> int:
             game = game or store.load(game_id)
         except GameNotFoundError:
             return committed
-        from . import effects  # (which schedules with this module)
-
         done = Step(game, [], replaced_deadline=replaced)  # what the job's commits did
-        effects.after_commit(done, queue_for(current.connection), store, running=current.id)
+        after_commit(done, queue_for(current.connection), store, running=current.id)
     return committed
 
 

@@ -245,7 +245,12 @@ def _commit_all(ctx: Context, outcome: Outcome, kept: Any, keeping: Keeping) -> 
             first = number == 0 and not round_
             commit(ctx, step, request if first else None, answer if first else None)
             done.append(step)
-        if round_ and not ctx.store.keep_round(request, answer):
+        if (
+            round_
+            and request is not None
+            and answer is not None
+            and not ctx.store.keep_round(request, answer)
+        ):
             raise VersionConflictError("round")  # the same round, sent twice at once
     except BaseException:
         undo(ctx, done)

@@ -246,7 +246,7 @@ class Moves(MethodView):
         players who play after you reply within the request, each one a turn of your
         `bots` quota (per address and per token); over it, they reply on a background
         worker instead, and the answer has only your move (follow the game for theirs)."""
-        reply = execute("playMove", game_id, body, lambda o: answers.moved(o.steps[0], o.seat))
+        reply = execute("playMove", game_id, body, _moved)
         return reply.body, reply.status, game_headers(reply)
 
 
@@ -281,7 +281,7 @@ class Declarations(MethodView):
         takes if you hold it. `GET legal-moves` lists what you may declare, as entries
         to send as they are. Your cards go face up for everyone until played, the points
         go to your side, and it is still your turn: play a card next."""
-        reply = execute("declare", game_id, body, lambda o: answers.declared(o.steps[0], o.seat))
+        reply = execute("declare", game_id, body, _declared)
         return reply.body, reply.status, game_headers(reply)
 
 
@@ -460,7 +460,7 @@ class JoinGame(MethodView):
         take the last open seat the match starts: it is dealt, and `status` is
         `playing`. Send an Idempotency-Key to retry safely: a retry gets the same seat
         and token."""
-        reply = execute("joinGame", game_id, body, lambda o: answers.joined(o.steps[0]))
+        reply = execute("joinGame", game_id, body, _joined)
         return reply.body, reply.status, game_headers(reply)
 
 
@@ -549,6 +549,22 @@ class Rematch(MethodView):
         reply = execute("rematchGame", game_id, None, _rematch)
         headers = answers.created_headers(reply.body["id"], reply.version)
         return reply.body, reply.status, headers
+
+
+def _moved(outcome: Outcome) -> dict[str, Any]:
+    assert outcome.seat is not None
+    return answers.moved(outcome.steps[0], outcome.seat)
+
+
+def _declared(outcome: Outcome) -> dict[str, Any]:
+    assert outcome.seat is not None
+    return answers.declared(outcome.steps[0], outcome.seat)
+
+
+def _joined(outcome: Outcome) -> dict[str, Any]:
+    joining = outcome.steps[0]
+    assert isinstance(joining, play.Joining)
+    return answers.joined(joining)
 
 
 def _spectated(outcome: Outcome) -> dict[str, Any]:

@@ -22,6 +22,7 @@ blp = Blueprint(
     "live to everyone who follows the game.",
 )
 
+
 @blp.route("/games/<string:game_id>/reactions")
 class GameReactions(MethodView):
     @blp.arguments(ReactionRequestSchema)
