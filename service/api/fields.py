@@ -1,5 +1,6 @@
 """The fields every resource's schemas are made of: cards, strict integers and booleans,
-printable text, the variant and its rule options. Every field is documented, because
+text held to the rules of service/play/text.py (display names, abort reasons, metadata
+values), the variant and its rule options. Every field is documented, because
 the OpenAPI contract in ``openapi/openapi.json`` is generated from the schemas.
 
 A set of values the API uses in many places (the cards, the bot levels, the variants) is
@@ -13,17 +14,23 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 import marshmallow as ma
-import regex
 from marshmallow import fields, validate
 
 from ..bots.base import LEVELS
 from ..engine import DECK, VARIANTS, Rules, get_variant
 from ..engine.rules import OPTIONS, Option
+from ..play.text import (
+    ABORT_REASON,
+    DISPLAY_NAME,
+    METADATA_VALUE,
+    TextKind,
+    TextRefusedError,
+    checked,
+)
 from .card_names import card_name
 
 CARD_CODES = [card.code for card in DECK]
@@ -152,68 +159,45 @@ def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
     return StrictBoolean(**kwargs)
 
 
-#: Unicode categories a display name may not hold: controls, lone surrogates, format
-#: characters (bidirectional overrides and isolates, zero-width spaces and joiners, ...),
-#: line and paragraph separators, unassigned code points (which may show as anything a
-#: later Unicode makes of them) and private-use ones (which show as nothing agreed).
-_HIDDEN = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
-_UNDEFINED = frozenset({"Cn", "Co"})
-#: What shows nothing however it is drawn, besides spaces: the default-ignorable code
-#: points (U+3164 and U+FFA0, the Hangul fillers, among them: letters that draw blank),
-#: format characters, combining marks, and U+2800, the blank braille pattern.
-_BLANK = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Mn}\p{Me}\s\u2800]")
-#: One grapheme cluster (UAX #29, extended): what a reader sees as one character.
-_GRAPHEME = regex.compile(r"\X")
-#: The most grapheme clusters in a name, and combining marks on one of them (Vietnamese
-#: puts two on a letter; a stack of dozens draws over the names around it).
-MAX_NAME_GRAPHEMES = 40
-MAX_MARKS_PER_GRAPHEME = 4
-#: The most code points in a name: 40 clusters of a base and its marks.
-MAX_NAME_CODE_POINTS = MAX_NAME_GRAPHEMES * (1 + MAX_MARKS_PER_GRAPHEME)
+class Text(fields.String):
+    """A string held to a kind of text's rules (service/play/text.py): refused with the
+    rule it breaks, in time linear in at most the kind's bound, however long the value;
+    a display name NFC-normalised. Its description in the spec ends with the rules, and
+    states its bounds (``minLength``, ``maxLength``)."""
 
-
-def printable(value: str) -> bool:
-    """Text that shows as it is: no control, format (bidi override, zero-width) or
-    separator characters, no lone surrogates, no unassigned or private-use code points;
-    at least one visible character (a letter, digit, punctuation or symbol) once the
-    default-ignorable, format, combining and blank ones are set aside; at most
-    :data:`MAX_NAME_GRAPHEMES` grapheme clusters, each with at most
-    :data:`MAX_MARKS_PER_GRAPHEME` combining marks."""
-    categories = [unicodedata.category(ch) for ch in value]
-    if any(category in _HIDDEN for category in categories):
-        raise ma.ValidationError(
-            "Use plain text: no control characters, no bidirectional or zero-width "
-            "formatting characters."
-        )
-    if any(category in _UNDEFINED for category in categories):
-        raise ma.ValidationError(
-            "Use plain text: no unassigned or private-use characters (they show as nothing agreed)."
-        )
-    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in _BLANK.sub("", value)):
-        raise ma.ValidationError(
-            "A name needs at least one visible character (blank and invisible ones, such "
-            "as fillers and combining marks alone, do not count)."
-        )
-    clusters = _GRAPHEME.findall(value)
-    if len(clusters) > MAX_NAME_GRAPHEMES:
-        raise ma.ValidationError(f"At most {MAX_NAME_GRAPHEMES} characters.")
-    if any(
-        sum(unicodedata.category(ch) in ("Mn", "Me") for ch in cluster) > MAX_MARKS_PER_GRAPHEME
-        for cluster in clusters
-    ):
-        raise ma.ValidationError(
-            f"At most {MAX_MARKS_PER_GRAPHEME} accents or other marks on one character."
-        )
-    return True
-
-
-class DisplayName(fields.String):
-    """A person's display name: NFC-normalised (an accented letter typed either way is
-    the same name), then :func:`printable`."""
+    def __init__(self, kind: TextKind, **kwargs: Any) -> None:
+        self.kind = kind
+        metadata = dict(kwargs.pop("metadata", None) or {})
+        said = metadata.get("description")
+        metadata["description"] = f"{said} {kind.rules()}" if said else kind.rules()
+        metadata.setdefault("minLength", 1)
+        metadata.setdefault("maxLength", kind.max_code_points)
+        super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
         text = super()._deserialize(value, attr, data, **kwargs)
-        return unicodedata.normalize("NFC", text)
+        try:
+            return checked(text, self.kind)
+        except TextRefusedError as refused:
+            raise ma.ValidationError(str(refused)) from None
+
+
+class DisplayName(Text):
+    """A person's display name (:data:`~service.play.text.DISPLAY_NAME`): 1-40
+    characters of plain text, NFC-normalised."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(DISPLAY_NAME, **kwargs)
+
+
+def AbortReason(**kwargs: Any) -> Text:  # noqa: N802
+    """Why a game is aborted: 1-200 characters of plain text."""
+    return Text(ABORT_REASON, **kwargs)
+
+
+def MetadataValue(**kwargs: Any) -> Text:  # noqa: N802
+    """A value of a game's metadata: 1-1024 characters of plain text."""
+    return Text(METADATA_VALUE, **kwargs)
 
 
 def Variant(description: str = "The game whose rules apply.") -> Enumerated:  # noqa: N802

@@ -9,6 +9,8 @@
 - :mod:`.budget`: what each payer's background play may cost;
 - :mod:`.background`: the background workers' jobs (computer players, turn clocks);
 - :mod:`.records`: a finished match as a record, exported and imported again;
+- :mod:`.text`: the rules of the text people type for others (display names, metadata
+  values, abort reasons);
 - :mod:`.webhooks`: a service key's webhook endpoints, their deliveries and the jobs
   that send them.
 """
@@ -24,7 +26,6 @@ from .game import (
 )
 from .idempotency import Answer, IdempotencyKeyReusedError, IdempotentRequest
 from .steps import (
-    MAX_ABORT_REASON,
     MAX_CLOCK_SECONDS,
     MIN_CLOCK_SECONDS,
     AlreadyOverError,
@@ -57,6 +58,7 @@ from .steps import (
     rotate_join_code,
 )
 from .store import GameNotFoundError, GameStore, VersionConflictError
+from .text import MAX_ABORT_REASON
 
 __all__ = [
     "MAX_ABORT_REASON",

@@ -365,10 +365,6 @@ class AlreadyOverError(RuntimeError):
         self.status = status
 
 
-#: The longest reason an abort may give.
-MAX_ABORT_REASON = 200
-
-
 def abort(game: Game, reason: str) -> Step:
     """The game stopped by its owner with ``reason``: status aborted, no winner, its
     clock stopped (its job void), no computer player moves in it again; one event,

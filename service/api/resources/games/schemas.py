@@ -9,10 +9,10 @@ from marshmallow import ValidationError, fields, pre_load, validate, validates_s
 from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
 from ....engine.variants.cirulla import CaptureKind
-from ....play import MAX_ABORT_REASON, MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
+from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fast_load import FastLoadSchema
 from ...fields import (
-    MAX_NAME_CODE_POINTS,
+    AbortReason,
     Boolean,
     BotLevel,
     Card,
@@ -21,12 +21,12 @@ from ...fields import (
     Enumerated,
     Enumeration,
     Integer,
+    MetadataValue,
     RulesField,
     RulesSchema,
     StrictSchema,
     Variant,
     VariantName,
-    printable,
 )
 from ...responses import ResponseSchema, TaggedUnion
 from ...schemas import (
@@ -38,27 +38,12 @@ from ...schemas import (
 )
 from ...seats import AsSeat
 
-#: What every name field's description adds.
-NAME_RULES = (
-    " Stored NFC-normalised. Refused (422) when it holds a control, format (bidi, "
-    "zero-width), unassigned or private-use character, when nothing visible is left once "
-    "spaces, fillers (U+3164, U+FFA0), the blank braille pattern (U+2800) and combining "
-    "marks are set aside, with over 40 characters as a reader counts them (grapheme "
-    "clusters), or over 4 combining marks on one."
-)
-
 
 def Name(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A person's display name: 1-40 characters of plain text (:func:`printable`)."""
-    return DisplayName(
-        validate=[validate.Length(min=1, max=MAX_NAME_CODE_POINTS), printable],
-        metadata={"description": description + NAME_RULES},
-        **kwargs,
-    )
+    """A person's display name (its rules: service/play/text.py)."""
+    return DisplayName(metadata={"description": description}, **kwargs)
 
 
-#: Text a platform sends (an abort's reason, metadata): no control characters.
-NO_CONTROLS = validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="No control characters.")
 #: A platform's player id: printable ASCII, no spaces (a UUID, a number, "user:42").
 MAX_PLAYER_ID = 64
 PLAYER_ID = validate.Regexp(
@@ -94,10 +79,11 @@ def check_metadata(value: dict[str, str]) -> None:
         )
 
 
-def Metadata(**kwargs: Any) -> fields.Dict:  # noqa: N802
+def Metadata(values: fields.Field | None = None, **kwargs: Any) -> fields.Dict:  # noqa: N802
+    """A game's metadata: its values checked (:func:`MetadataValue`), or ``values``."""
     return fields.Dict(
         keys=fields.String(validate=METADATA_KEY),
-        values=fields.String(validate=[validate.Length(max=MAX_METADATA_BYTES), NO_CONTROLS]),
+        values=values or MetadataValue(),
         metadata={
             "description": f"The platform's own data about the game, as text: at most "
             f"{MAX_METADATA_ENTRIES} entries of {MAX_METADATA_BYTES} bytes in all, keys of "
@@ -451,7 +437,7 @@ class GameViewSchema(ResponseSchema):
             "(`/problems/not-started-yet`) and no clock runs; null otherwise."
         },
     )
-    metadata = Metadata()
+    metadata = Metadata(values=fields.String())  # as stored
 
 
 class SeatMovesSchema(ResponseSchema):
@@ -824,12 +810,11 @@ class InvitationQuerySchema(StrictSchema):
 
 
 class AbortRequestSchema(StrictSchema):
-    reason = fields.String(
+    reason = AbortReason(
         required=True,
-        validate=[validate.Length(min=1, max=MAX_ABORT_REASON), NO_CONTROLS],
         metadata={
-            "description": f"Why the game is aborted (1 to {MAX_ABORT_REASON} characters): "
-            "in its `aborted` event and its view, for everyone who follows it.",
+            "description": "Why the game is aborted: in its `aborted` event and its view, "
+            "for everyone who follows it.",
             "example": "The tournament round was cancelled.",
         },
     )
@@ -967,7 +952,7 @@ class GameSummarySchema(ResponseSchema):
         allow_none=True, metadata={"description": "The winning team, once the match is over."}
     )
     abort_reason = fields.String(allow_none=True, metadata={"description": "Why it was aborted."})
-    metadata = Metadata()
+    metadata = Metadata(values=fields.String())  # as stored
 
 
 class GameListSchema(ResponseSchema):

@@ -6,7 +6,7 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 
 from ...fields import BotLevel, StrictSchema, VariantName
 from ...responses import ResponseSchema
-from ..games.schemas import Metadata, PlayerId, check_metadata
+from ..games.schemas import Metadata, Name, PlayerId, check_metadata
 
 #: The most games one export streams (go on with `until`).
 MAX_EXPORTED = 1000
@@ -72,7 +72,7 @@ class ImportSeatSchema(Schema):
         unknown = EXCLUDE
 
     seat = fields.Integer(required=True, strict=True)
-    name = fields.String(required=True)
+    name = Name("The seat's name, as its events give it.", required=True)
     team = fields.Integer(required=True, strict=True)
     player_id = PlayerId("The platform's id of its player.", allow_none=True, load_default=None)
     bot = BotLevel(allow_none=True, load_default=None)
