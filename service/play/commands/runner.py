@@ -41,7 +41,6 @@ from .context import Context, Outcome, Reply
 from .policy import COMPUTER_SEATS_RESERVE, Keeping, Policy, Scope, Who
 from .texts import check_fields
 
-TEXT_RULES_MERGED = False  # TODO(merge): service/play/text.py
 #: An outcome's answer body, as the transport shows it.
 AnswerOf = Callable[[Outcome], dict[str, Any]]
 #: A command's action: the context, the game it acts on (None for one that makes
@@ -110,7 +109,7 @@ def run(command: Command, ctx: Context, game_id: str | None, data: Any, answer: 
 def check_input(policy: Policy, ctx: Context, data: Any) -> None:
     """Its text fields are text (service/play/text.py), and the fields only a service
     key may send are not sent without one."""
-    if policy.texts and data is not None and TEXT_RULES_MERGED:
+    if policy.texts and data is not None:
         check_fields(data, policy.texts)
     if policy.key_fields and ctx.caller.key is None:
         sent = [path for path in policy.key_fields if _present(data, path)]

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .. import text
+
 
 def values_at(data: Any, path: str) -> Iterator[tuple[str, str]]:
     """Each string of ``data`` at ``path``, with where it is (``seats[1].name``)."""
@@ -35,10 +37,13 @@ def values_at(data: Any, path: str) -> Iterator[tuple[str, str]]:
 
 
 def check_fields(data: Any, paths: tuple[str, ...]) -> None:
-    """Raise text.TextRefusedError for the first text at ``paths`` the rules refuse."""
-    from .. import text  # noqa: PLC0415
-
+    """Raise text.TextRefusedError for the first text at ``paths`` the rules refuse: a
+    ``name`` is a display name, a ``reason`` an abort's, a map's value (``*``) a
+    metadata value."""
     for path in paths:
-        kind = path.rsplit(".", 1)[-1].removesuffix("[]")
-        for where, value in values_at(data, path):
-            text.check(where, value, kind)
+        last = path.rsplit(".", 1)[-1].removesuffix("[]")
+        kind = {"name": text.DISPLAY_NAME, "reason": text.ABORT_REASON}.get(
+            last, text.METADATA_VALUE
+        )
+        for _, value in values_at(data, path):
+            text.checked(value, kind)
