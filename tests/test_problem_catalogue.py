@@ -144,17 +144,39 @@ def test_every_problem_uri_written_anywhere_is_a_row() -> None:
     assert {"/problems/not-started-yet", "/problems/record-refused"} <= seen
 
 
+def type_named(node: ast.expr) -> str | None:
+    """X of ``ProblemType.X``; None for any other expression."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "ProblemType"
+    ):
+        return node.attr
+    return None
+
+
 def problem_calls(path: Path) -> Iterator[tuple[int, Any, str, list[ast.keyword]]]:
     """(line, status, type's name, keywords) of every ``Problem(<status>, ProblemType.X,
-    ...)`` of a Python file."""
+    ...)`` and ``Problem.of(ProblemType.X, ...)`` (status None: the row's) of a Python
+    file."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        if not isinstance(node, ast.Call):
             continue
-        if node.func.id != "Problem" or len(node.args) < 2:
-            continue
-        status, type_ = node.args[:2]
-        if isinstance(status, ast.Constant) and isinstance(type_, ast.Attribute):
-            yield node.lineno, status.value, type_.attr, node.keywords
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "Problem" and len(node.args) >= 2:
+            status, name = node.args[0], type_named(node.args[1])
+            if isinstance(status, ast.Constant) and name is not None:
+                yield node.lineno, status.value, name, node.keywords
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr == "of"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "Problem"
+            and node.args
+        ):
+            name = type_named(node.args[0])
+            if name is not None:
+                yield node.lineno, None, name, node.keywords
 
 
 def test_every_problem_the_code_raises_has_its_rows_status_members_and_headers() -> None:
@@ -165,7 +187,7 @@ def test_every_problem_the_code_raises_has_its_rows_status_members_and_headers()
             where = f"{path.relative_to(ROOT)}:{line}"
             row = CATALOGUE[ProblemType[name]]
             checked += 1
-            if status not in row.statuses:
+            if status is not None and status not in row.statuses:
                 wrong.append(f"{where}: status {status} for {row.type}")
             for keyword in keywords:
                 if keyword.arg is None:
@@ -254,6 +276,25 @@ def test_an_unexpected_error_is_a_logged_500(caplog: pytest.LogCaptureFixture) -
 def test_a_problem_raised_is_answered_as_it_is() -> None:
     raised = Problem(409, ProblemType.HAND_IN_PROGRESS, "Hand 2 is still being played.")
     assert problem_of(raised) is raised
+
+
+def test_a_problem_of_a_type_has_its_rows_status() -> None:
+    made = Problem.of(ProblemType.NOT_STARTED_YET, "Soon.", headers={"Retry-After": "3"})
+    assert (made.status, made.type, made.headers) == (
+        409,
+        ProblemType.NOT_STARTED_YET,
+        {"Retry-After": "3"},
+    )
+    illegal = Problem.of(ProblemType.ILLEGAL_MOVE, "No.", legal_captures=[])
+    assert json.loads(illegal.response().get_data()) == {
+        "type": "/problems/illegal-move",
+        "title": "Illegal move",
+        "status": 422,
+        "detail": "No.",
+        "legal_captures": [],
+    }
+    with pytest.raises(ValueError):
+        Problem.of(ProblemType.HTTP, "Which status?")
 
 
 # --------------------------------------------------------------------------- the spec

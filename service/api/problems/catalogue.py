@@ -108,10 +108,10 @@ _STORAGE_ERRORS: tuple[type[Exception], ...] = (
     StorageUnavailableError,
 )
 
-P = ProblemType
+#: The catalogue: one row per problem type, in the order of :class:`ProblemType`.
 ROWS: tuple[ProblemRow, ...] = (
     ProblemRow(
-        P.HTTP,
+        ProblemType.HTTP,
         (400, 404, 405, 408, 413, 431, 500, 503),
         "",
         "A plain HTTP error; the title is the status phrase: an unknown path (404), a "
@@ -121,22 +121,22 @@ ROWS: tuple[ProblemRow, ...] = (
         "requests being read as it may (503).",
     ),
     ProblemRow(
-        P.VALIDATION,
+        ProblemType.VALIDATION,
         422,
         "Invalid request",
         "The body or parameters failed validation; see `errors`.",
         members=("errors",),
         raised_by={ScopaError: str},
     ),
-    ProblemRow(P.INVALID_JSON, 400, "Invalid JSON", "The body is not valid JSON."),
+    ProblemRow(ProblemType.INVALID_JSON, 400, "Invalid JSON", "The body is not valid JSON."),
     ProblemRow(
-        P.UNSUPPORTED_MEDIA_TYPE,
+        ProblemType.UNSUPPORTED_MEDIA_TYPE,
         415,
         "Unsupported media type",
         "A body was sent with a type other than JSON.",
     ),
     ProblemRow(
-        P.UNAUTHORIZED,
+        ProblemType.UNAUTHORIZED,
         401,
         "Unauthorized",
         "No seat token (a game without spectators is read only with one), or one that is "
@@ -147,7 +147,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.GAME_NOT_FOUND,
+        ProblemType.GAME_NOT_FOUND,
         404,
         "Game not found",
         "No game has this id (it never existed or expired).",
@@ -158,7 +158,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.NOT_YOUR_TURN,
+        ProblemType.NOT_YOUR_TURN,
         409,
         "Not your turn",
         "The move (or hint) came from a seat that is not the seat to play; or the computer "
@@ -172,7 +172,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.MATCH_OVER,
+        ProblemType.MATCH_OVER,
         409,
         "Match over",
         "The match has finished: no more moves, reactions or aborts.",
@@ -182,7 +182,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.MATCH_ABORTED,
+        ProblemType.MATCH_ABORTED,
         409,
         "Match aborted",
         "The service key that created the game aborted it: nothing more happens in it "
@@ -195,7 +195,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.MATCH_NOT_STARTED,
+        ProblemType.MATCH_NOT_STARTED,
         409,
         "Match not started",
         "The match waits for people to take its open seats: nothing is dealt yet.",
@@ -208,7 +208,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.NOT_STARTED_YET,
+        ProblemType.NOT_STARTED_YET,
         409,
         "Not started yet",
         "The match was created to start at a given time (`start_at`): no move before then.",
@@ -216,7 +216,7 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={NotStartedYetError: _not_started_yet},
     ),
     ProblemRow(
-        P.MATCH_STARTED,
+        ProblemType.MATCH_STARTED,
         409,
         "Match started",
         "A seat can leave only before the match starts.",
@@ -227,7 +227,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.MATCH_NOT_OVER,
+        ProblemType.MATCH_NOT_OVER,
         409,
         "Match not over",
         "A rematch follows a finished match; this one is still being played.",
@@ -238,14 +238,14 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.NO_OPEN_SEAT,
+        ProblemType.NO_OPEN_SEAT,
         409,
         "No open seat",
         "Every seat is taken (or the one asked for is), or the match has started.",
         raised_by={NoOpenSeatError: lambda e: f"No seat to take here: {e}."},
     ),
     ProblemRow(
-        P.WRONG_JOIN_CODE,
+        ProblemType.WRONG_JOIN_CODE,
         403,
         "Wrong join code",
         "The join code is not this game's: ask whoever created it for the code.",
@@ -256,7 +256,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.NOT_THE_HOST,
+        ProblemType.NOT_THE_HOST,
         403,
         "Not the game's creator",
         "Only the seat of whoever created the game (the first person's seat named at "
@@ -268,7 +268,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.CONFLICT,
+        ProblemType.CONFLICT,
         409,
         "Conflicting move",
         "Another move was stored first; reload the game and retry.",
@@ -280,7 +280,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.VERSION_MISMATCH,
+        ProblemType.VERSION_MISMATCH,
         412,
         "Version mismatch",
         "If-Match named a version that is no longer current.",
@@ -289,7 +289,7 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={StaleVersionError: _stale},
     ),
     ProblemRow(
-        P.ILLEGAL_MOVE,
+        ProblemType.ILLEGAL_MOVE,
         422,
         "Illegal move",
         "The rules do not allow this move; see `legal_captures`.",
@@ -297,7 +297,7 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={IllegalMoveError: _illegal},
     ),
     ProblemRow(
-        P.AMBIGUOUS_MOVE,
+        ProblemType.AMBIGUOUS_MOVE,
         422,
         "Ambiguous move",
         "The card can capture in several ways; say which in `capture`.",
@@ -305,7 +305,7 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={AmbiguousMoveError: _illegal},
     ),
     ProblemRow(
-        P.ILLEGAL_DECLARATION,
+        ProblemType.ILLEGAL_DECLARATION,
         422,
         "Illegal declaration",
         "The rules do not allow this declaration now (Cirulla, docs/rules.md C3); "
@@ -313,7 +313,7 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={IllegalDeclarationError: str},
     ),
     ProblemRow(
-        P.IDEMPOTENCY_KEY_REUSED,
+        ProblemType.IDEMPOTENCY_KEY_REUSED,
         422,
         "Idempotency key reused",
         "The Idempotency-Key came with a different request before; use a new key.",
@@ -325,14 +325,14 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.INVALID_SETUP,
+        ProblemType.INVALID_SETUP,
         422,
         "Invalid setup",
         "The match or position asked for cannot exist.",
         raised_by={InvalidSetupError: str},
     ),
     ProblemRow(
-        P.BOT_MATCH_TOO_LONG,
+        ProblemType.BOT_MATCH_TOO_LONG,
         422,
         "Match of computer players too long",
         "A match of computer players only may be played to the service's cap at most "
@@ -341,45 +341,47 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={BotMatchTooLongError: str},
     ),
     ProblemRow(
-        P.HAND_IN_PROGRESS,
+        ProblemType.HAND_IN_PROGRESS,
         409,
         "Hand in progress",
         "That hand is still being played: no score yet.",
     ),
-    ProblemRow(P.HAND_NOT_FOUND, 404, "Hand not found", "The match has no hand with this number."),
     ProblemRow(
-        P.RATE_LIMITED,
+        ProblemType.HAND_NOT_FOUND, 404, "Hand not found", "The match has no hand with this number."
+    ),
+    ProblemRow(
+        ProblemType.RATE_LIMITED,
         429,
         "Too many requests",
         "Over the request rate allowed per address or token; retry after `Retry-After`.",
         headers={"Retry-After": WAIT},
     ),
     ProblemRow(
-        P.WEBHOOK_NOT_FOUND,
+        ProblemType.WEBHOOK_NOT_FOUND,
         404,
         "Webhook endpoint not found",
         "The service key has no webhook endpoint with this id.",
     ),
     ProblemRow(
-        P.WEBHOOK_DELIVERY_NOT_FOUND,
+        ProblemType.WEBHOOK_DELIVERY_NOT_FOUND,
         404,
         "Webhook delivery not found",
         "The endpoint has no delivery with this id (its log keeps the latest 1,000).",
     ),
     ProblemRow(
-        P.WEBHOOK_URL_REFUSED,
+        ProblemType.WEBHOOK_URL_REFUSED,
         422,
         "Webhook URL refused",
         "Webhooks go only to https:// URLs at public addresses (after DNS resolution).",
     ),
     ProblemRow(
-        P.TOO_MANY_WEBHOOKS,
+        ProblemType.TOO_MANY_WEBHOOKS,
         409,
         "Too many webhook endpoints",
         "The service key has as many webhook endpoints as the service allows.",
     ),
     ProblemRow(
-        P.RECORD_REFUSED,
+        ProblemType.RECORD_REFUSED,
         422,
         "Record refused",
         "An imported record is not that of a finished match: `event` is the first event "
@@ -392,7 +394,7 @@ ROWS: tuple[ProblemRow, ...] = (
         },
     ),
     ProblemRow(
-        P.STORAGE_UNAVAILABLE,
+        ProblemType.STORAGE_UNAVAILABLE,
         503,
         "Storage unavailable",
         "The game store cannot be reached, or did not answer in time; retry after "
@@ -401,20 +403,19 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by=dict.fromkeys(_STORAGE_ERRORS, storage_down),
     ),
     ProblemRow(
-        P.INTERNAL,
+        ProblemType.INTERNAL,
         500,
         "Internal error",
         "An unexpected error; it was logged.",
         raised_by={Exception: _unexpected},
     ),
 )
-del P
 
 #: Each problem type's row.
-CATALOGUE: dict[ProblemType, ProblemRow] = {row.type: row for row in ROWS}
-if [row.type for row in ROWS] != list(ProblemType):
+CATALOGUE: dict[ProblemType, ProblemRow] = {r.type: r for r in ROWS}
+if [r.type for r in ROWS] != list(ProblemType):
     raise RuntimeError("the catalogue holds one row per ProblemType, in its order")
-if any(row.raised_by and len(row.statuses) != 1 for row in ROWS):
+if any(r.raised_by and len(r.statuses) != 1 for r in ROWS):
     raise RuntimeError("a problem that errors are made into has one status")
 
 #: The rows that list each error class, with what each says of it.

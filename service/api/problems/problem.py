@@ -37,6 +37,22 @@ class Problem(Exception):
         self.headers = dict(headers or {})
         self.extra = extra
 
+    @classmethod
+    def of(
+        cls,
+        type_: ProblemType,
+        detail: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        **extra: Any,
+    ) -> Problem:
+        """A problem of ``type_``, at the status its row gives it (``about:blank``, of any
+        HTTP status, is made with :class:`Problem` itself)."""
+        statuses = row(type_).statuses
+        if len(statuses) != 1:
+            raise ValueError(f"{type_} has no one status: give it")
+        return cls(statuses[0], type_, detail, headers=headers, **extra)
+
     def response(self) -> Response:
         body = {
             "type": self.type.value,
@@ -63,7 +79,7 @@ def problem_of(error: Exception) -> Problem:
     if isinstance(error, Problem):
         return error
     found, said = explained(error)
-    return Problem(found.statuses[0], found.type, said.detail, headers=said.headers, **said.members)
+    return Problem.of(found.type, said.detail, headers=said.headers, **said.members)
 
 
 def problem_of_http_error(error: HTTPException) -> Problem:
