@@ -73,16 +73,14 @@ class Enumeration:
             "type": "string",
             "enum": list(self.values),
             "x-enum-varnames": self.varnames(),
+            "description": self.description,
+            "examples": [self.example or self.values[0]],
         }
         if self.descriptions is not None:
             if len(self.descriptions) != len(self.values):
                 raise ValueError(f"{self.name}: one description per value")
             schema["x-enum-descriptions"] = list(self.descriptions)
-        return {
-            **schema,
-            "description": self.description,
-            "examples": [self.example or self.values[0]],
-        }
+        return schema
 
 
 class Enumerated(fields.String):
