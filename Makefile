@@ -205,9 +205,12 @@ openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	SERVER_SECRET=only-writing-the-spec-0123456789abcdef FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
 
 # docs/configuration.md: the settings service/config.py declares, grouped, with their
-# defaults and meanings (tests/test_config.py fails when the checked-in file differs).
-docs: $(SERVE_STAMP) ## Write docs/configuration.md from the settings declared in service/config.py
+# defaults and meanings (tests/test_config.py fails when the checked-in file differs);
+# docs/api.md's table of problem types, one line per row of the catalogue
+# (tests/test_problem_catalogue.py fails when the checked-in table differs).
+docs: $(SERVE_STAMP) ## Write docs/configuration.md (service/config.py) and docs/api.md's problem types (service/api/problems/catalogue.py)
 	$(VENV_PY) -m service.config docs/configuration.md
+	$(VENV_PY) -m service.api.problems docs/api.md
 
 BENCH_ARGS ?=
 bench: $(STAMP) ## Hands per second: naive vs the engine, pure Python and its mypyc build (built first, with a C compiler); BENCH_ARGS=--help

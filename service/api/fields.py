@@ -57,6 +57,9 @@ class Enumeration:
     #: Each value's name in a generated client, in the order of ``values`` (default:
     #: the value made an :func:`identifier`).
     names: tuple[str, ...] | None = None
+    #: What each value means, in the order of ``values`` (``x-enum-descriptions``, which
+    #: client generators write beside each member), if the values need saying.
+    descriptions: tuple[str, ...] | None = None
 
     def varnames(self) -> list[str]:
         """The names of the values (``x-enum-varnames``): identifiers, one per value, all
@@ -71,14 +74,20 @@ class Enumeration:
 
     def schema(self) -> dict[str, Any]:
         """The named schema: a string enum, described, with an example, and a stable name
-        for each value (``x-enum-varnames``, which client generators read)."""
-        return {
+        for each value (``x-enum-varnames``, which client generators read), and what each
+        means if told."""
+        schema: dict[str, Any] = {
             "type": "string",
             "enum": list(self.values),
             "x-enum-varnames": self.varnames(),
             "description": self.description,
             "examples": [self.example or self.values[0]],
         }
+        if self.descriptions is not None:
+            if len(self.descriptions) != len(self.values):
+                raise ValueError(f"{self.name}: one description per value")
+            schema["x-enum-descriptions"] = list(self.descriptions)
+        return schema
 
 
 class Enumerated(fields.String):

@@ -45,5 +45,9 @@ def check_fields(data: Any, paths: tuple[str, ...]) -> None:
         kind = {"name": text.DISPLAY_NAME, "reason": text.ABORT_REASON}.get(
             last, text.METADATA_VALUE
         )
-        for _, value in values_at(data, path):
-            text.checked(value, kind)
+        for where, value in values_at(data, path):
+            try:
+                text.checked(value, kind)
+            except text.TextRefusedError as refused:
+                refused.where = where  # type: ignore[attr-defined]
+                raise
