@@ -93,8 +93,7 @@ def bulk_creation(name: str) -> str:
 
 
 def listing(owner: str, player_id: str | None = None, *, over: bool = False) -> str:
-    """The games ``owner`` created (``over``: those over), or those with a seat of
-    ``player_id`` (the owner's slot)."""
+    """The index of ``owner``'s games (with a seat of ``player_id``; over) (the owner's slot)."""
     tagged = _tagged(LISTING, owner) + (":over" if over else "")
     if player_id is None:
         return tagged if over else tagged + ":games"
@@ -102,8 +101,7 @@ def listing(owner: str, player_id: str | None = None, *, over: bool = False) -> 
 
 
 def listings(owner: str, player_ids: Iterable[str | None], *, over: bool = False) -> list[str]:
-    """Every index a game of ``owner`` with seats of ``player_ids`` is in (``over``: the
-    indexes of games over; the owner's slot)."""
+    """The indexes a game of ``owner`` with seats of ``player_ids`` is in (the owner's slot)."""
     players = dict.fromkeys(p for p in player_ids if p)  # each once, in seat order
     return [listing(owner, over=over), *(listing(owner, p, over=over) for p in players)]
 
@@ -115,8 +113,7 @@ def every_listing(owner: str, player_ids: Iterable[str | None]) -> list[str]:
 
 
 def rate_counter(quota: str, who: str, window: int) -> str:
-    """``who``'s count of ``quota`` in the fixed window ``window`` (the slot of the quota
-    and ``who``: a check's two windows together)."""
+    """``who``'s count of ``quota`` in one fixed window (the slot of ``quota`` and ``who``)."""
     return f"{_tagged(RATE, f'{quota}:{who}')}:{window}"
 
 
