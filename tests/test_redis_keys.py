@@ -162,7 +162,7 @@ def key_literals(path: Path, root: Path = SERVICE.parent) -> list[str]:
     found = [
         f"{where}:{node.lineno}: {node.value!r}"
         for node in _code_strings(tree)
-        if keys.ROOT in node.value
+        if isinstance(node.value, str) and keys.ROOT in node.value
     ]
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("keys"):
