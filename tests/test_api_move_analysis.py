@@ -25,7 +25,7 @@ from service.engine import DECK, Rules, get_variant, parse_cards
 from service.engine.hand import Hand
 from service.engine.masks import BIT, indices
 from service.engine.views import knowledge_of, position_knowledge
-from service.play.store import key_for
+from service.play import keys
 from tests.helpers import Table, position
 from tests.test_api_games import leaked
 
@@ -186,7 +186,7 @@ class TestNoLeak:
         first = quick.get(table.url("/analysis"), headers=table.auth(turn))
         assert first.status_code == 200
         with redis.Redis.from_url(redis_url) as client:
-            state = orjson.loads(client.hget(key_for(table.game_id), "s"))
+            state = orjson.loads(client.hget(keys.game(table.game_id), "s"))
             hidden = hidden_cards(state, turn)
             other = 1 - turn
             held = state["match"]["hands"][other].bit_count()
@@ -194,7 +194,7 @@ class TestNoLeak:
             state["match"]["hands"][other] = sum(BIT[i] for i in dealt[:held])
             state["match"]["stock"] = dealt[held:]
             assert hidden_cards(state, turn) != hidden
-            client.hset(key_for(table.game_id), "s", orjson.dumps(state))
+            client.hset(keys.game(table.game_id), "s", orjson.dumps(state))
         assert table.view(turn) == view
         second = quick.get(table.url("/analysis"), headers=table.auth(turn))
         assert second.status_code == 200

@@ -18,8 +18,7 @@ from redis.retry import Retry
 
 from service import play
 from service.engine import Card
-from service.play import BotSettings, GameStore, StaleVersionError, VersionConflictError
-from service.play.store import events_key_for, key_for
+from service.play import BotSettings, GameStore, StaleVersionError, VersionConflictError, keys
 from tests.devredis import RedisServer
 from tests.helpers import Table
 
@@ -260,7 +259,7 @@ class TestExpiry:
         app = make_app(REDIS_URL=redis_url)
         game = Table(app.test_client())
         game.create()
-        for key in (key_for(game.game_id), events_key_for(game.game_id)):
+        for key in (keys.game(game.game_id), keys.game_events(game.game_id)):
             assert SEVEN_DAYS - 10 <= store.ttl(key) <= SEVEN_DAYS, key
 
     def test_the_ttl_is_configurable_and_renewed_by_each_move(
@@ -269,31 +268,31 @@ class TestExpiry:
         app = make_app(REDIS_URL=redis_url, GAME_TTL_SECONDS=100)
         game = Table(app.test_client())
         game.create(seed=4)
-        keys = (key_for(game.game_id), events_key_for(game.game_id))
-        for key in keys:
+        names = (keys.game(game.game_id), keys.game_events(game.game_id))
+        for key in names:
             assert 95 <= store.ttl(key) <= 100, key
 
-        for key in keys:
+        for key in names:
             store.expire(key, 30)
         play_one(game)
-        for key in keys:
+        for key in names:
             assert 95 <= store.ttl(key) <= 100, key
 
         # Reading does not renew it.
-        for key in keys:
+        for key in names:
             store.expire(key, 30)
         game.view()
         game.legal_moves(game.view()["turn"])
         game.client.get(game.url("/events"))
-        for key in keys:
+        for key in names:
             assert store.ttl(key) <= 30, key
 
     def test_an_expired_game_is_gone(self, table: Table, store: redis.Redis) -> None:
         table.create()
-        for key in (key_for(table.game_id), events_key_for(table.game_id)):
+        for key in (keys.game(table.game_id), keys.game_events(table.game_id)):
             store.pexpire(key, 1)
         deadline = time.monotonic() + 2
-        while store.exists(key_for(table.game_id)) and time.monotonic() < deadline:
+        while store.exists(keys.game(table.game_id)) and time.monotonic() < deadline:
             time.sleep(0.01)
         for path in ("", "/events", "/hands", "/legal-moves"):
             response = table.client.get(table.url(path), headers=table.auth(0))
@@ -309,14 +308,14 @@ def test_what_is_stored(table: Table, store: redis.Redis) -> None:
     table.create(players=4, seed=12)
     play_one(table)
     assert sorted(store.keys("*")) == sorted(
-        [key_for(table.game_id), events_key_for(table.game_id)]
+        [keys.game(table.game_id), keys.game_events(table.game_id)]
     )
-    assert key_for(table.game_id) == f"scopa:game:{{{table.game_id}}}"
-    stored = store.hgetall(key_for(table.game_id))
+    assert keys.game(table.game_id) == f"scopa:game:{{{table.game_id}}}"
+    stored = store.hgetall(keys.game(table.game_id))
     assert set(stored) == {"v", "s", "w", "n", "t"}
     assert stored["v"] == "2"
     assert json.loads(stored["t"]) == json.loads(stored["s"])["tokens"]  # (hashes only)
-    events = store.lrange(events_key_for(table.game_id), 0, -1)
+    events = store.lrange(keys.game_events(table.game_id), 0, -1)
     log = table.client.get(table.url("/events")).get_json()["events"]
     assert len(events) == len(log) == int(stored["n"])
     assert table.view()["seq"] == len(log) - 1
@@ -409,10 +408,10 @@ def test_a_game_stored_before_the_log_length_was_kept_reads_it_from_the_log(
     table: Table, store: redis.Redis
 ) -> None:
     table.create(seed=4)
-    store.hdel(key_for(table.game_id), "n")  # as a game committed by an earlier version
+    store.hdel(keys.game(table.game_id), "n")  # as a game committed by an earlier version
     log = table.client.get(table.url("/events")).get_json()["events"]
     assert table.view()["seq"] == len(log) - 1
     play_one(table)
-    assert int(store.hget(key_for(table.game_id), "n")) == len(
+    assert int(store.hget(keys.game(table.game_id), "n")) == len(
         table.client.get(table.url("/events")).get_json()["events"]
     )

@@ -36,8 +36,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.context import store as current_store
-from service.play import live
-from service.play.store import Commit, events_key_for, key_for, log_channel_for, parse_commit
+from service.play import keys, live
+from service.play.store import Commit, parse_commit
 from tests.helpers import Table, of_type
 from tests.live import CARD_CODE, LiveService, Player
 
@@ -386,7 +386,7 @@ class TestTheEnd:
         stream = open_stream(table.url("/stream"))
         stream.next()
         with redis.Redis.from_url(redis_url) as store:
-            store.delete(key_for(table.game_id), events_key_for(table.game_id))
+            store.delete(keys.game(table.game_id), keys.game_events(table.game_id))
         seen = stream.events(lambda sse: sse.event == "end", timeout=3)
         assert seen[-1].data == {"reason": "gone"}
         assert stream.next() is None  # closed
@@ -499,7 +499,7 @@ class TestTheFeed:
             nonlocal subscribed
             if not subscribed:  # (subscribe before the first commit to watch)
                 version = int(str(client.info("server")["redis_version"]).split(".")[0])
-                channel = log_channel_for(table.game_id)
+                channel = keys.game_log_channel(table.game_id)
                 (pubsub.ssubscribe if version >= 7 else pubsub.subscribe)(channel)
                 subscribed = True
                 return []
@@ -589,7 +589,7 @@ class TestTheFeed:
     ) -> None:
         table.create(seats=[{"name": "Ann"}, {"open": True}])
         with redis.Redis.from_url(redis_url) as client:
-            client.hdel(key_for(table.game_id), "t")
+            client.hdel(keys.game(table.game_id), "t")
         with app.app_context():
             _, tokens = current_store().feed(table.game_id, 0)
             assert tokens == current_store().load(table.game_id).token_hashes

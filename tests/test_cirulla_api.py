@@ -16,7 +16,7 @@ from werkzeug.test import TestResponse
 
 from service.api import examples
 from service.engine.replay import comparable, replay
-from service.play.store import events_key_for, key_for
+from service.play import keys
 from tests.helpers import Table
 from tests.test_api_games import leaked
 
@@ -168,8 +168,8 @@ class TestWholeMatches:
         while turn is not None:
             turn = play_turn(table, turn, rng, declaring=0.7)[-1]["state"]["turn"]
         with redis.Redis.from_url(redis_url, decode_responses=True) as store:
-            state = json.loads(store.hget(key_for(table.game_id), "s"))["match"]
-            log = [json.loads(e) for e in store.lrange(events_key_for(table.game_id), 0, -1)]
+            state = json.loads(store.hget(keys.game(table.game_id), "s"))["match"]
+            log = [json.loads(e) for e in store.lrange(keys.game_events(table.game_id), 0, -1)]
         assert any(e["type"] == "declaration" for e in log)
         assert comparable(replay(log).to_dict()) == comparable(state)
 

@@ -24,7 +24,7 @@ import redis
 import requests
 
 from service.engine.replay import comparable, replay
-from service.play.store import events_key_for, key_for
+from service.play import keys
 from tests.live import LiveService, Player
 
 CLIENTS = 12
@@ -107,8 +107,8 @@ def test_racing_clients_lose_no_update_and_make_no_move_twice(
 
     with redis.Redis.from_url(redis_server.url, decode_responses=True) as store:
         for game in games:
-            version, state = store.hmget(key_for(game.game_id), ["v", "s"])
-            log = [json.loads(e) for e in store.lrange(events_key_for(game.game_id), 0, -1)]
+            version, state = store.hmget(keys.game(game.game_id), ["v", "s"])
+            log = [json.loads(e) for e in store.lrange(keys.game_events(game.game_id), 0, -1)]
             moves = [e for e in log if e["type"] == "move"]
             # No lost update, no double move: one version per stored move, and every
             # stored move answered 200 to exactly one request (a retry's replay aside).

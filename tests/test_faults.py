@@ -27,7 +27,7 @@ import requests
 
 from service import config as settings
 from service.engine.replay import comparable, replay
-from service.play.store import events_key_for, key_for
+from service.play import keys
 from tests.devredis import RedisServer
 from tests.live import LiveService, Player, assert_conforms
 
@@ -75,8 +75,8 @@ def assert_consistent(redis_url: str, game_id: str, people: bool = True) -> dict
     """The stored match is the replay of its stored log; with ``people`` only, its
     version also counts its moves (creation, then one write per move). Returns it."""
     with redis.Redis.from_url(redis_url, decode_responses=True) as client:
-        version, state = client.hmget(key_for(game_id), ["v", "s"])
-        log = [json.loads(e) for e in client.lrange(events_key_for(game_id), 0, -1)]
+        version, state = client.hmget(keys.game(game_id), ["v", "s"])
+        log = [json.loads(e) for e in client.lrange(keys.game_events(game_id), 0, -1)]
     assert version is not None, f"game {game_id} was lost"
     match = json.loads(state)["match"]
     moves = [e for e in log if e["type"] == "move"]
@@ -319,7 +319,7 @@ def test_a_restart_finishes_requests_in_flight_and_loses_no_match(
             store.monitor() as monitor,
         ):
             thread.start()
-            while key_for(bots.game_id) not in monitor.next_command()["command"]:
+            while keys.game(bots.game_id) not in monitor.next_command()["command"]:
                 pass
         views = {p.game_id: p.view(0) for p in people}
         assert service.stop() == 0, service.log_tail()  # SIGTERM: graceful

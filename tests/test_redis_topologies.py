@@ -18,8 +18,7 @@ from redis.sentinel import Sentinel
 
 from service.api.ratelimit import LIMIT_SETTINGS
 from service.app import create_app
-from service.play.listing import games_key, player_key
-from service.play.store import key_for
+from service.play import keys
 from tests.conftest import TEST_SECRET
 from tests.devredis import RedisServer
 from tests.redis_topologies import (
@@ -132,9 +131,9 @@ def test_a_keys_listing_works_on_a_cluster(cluster: RedisClusterProcesses) -> No
             app.extensions["scopa_store"].close()
     nodes = RedisCluster(host="127.0.0.1", port=cluster.ports[0])
     try:
-        indexes = [games_key("acme"), *(player_key("acme", f"p{i}") for i in range(3))]
+        indexes = [keys.listing("acme"), *(keys.listing("acme", f"p{i}") for i in range(3))]
         assert len({nodes.keyslot(index) for index in indexes}) == 1
-        assert len({nodes.get_node_from_key(key_for(g)).name for g in made}) == 3
+        assert len({nodes.get_node_from_key(keys.game(g)).name for g in made}) == 3
     finally:
         nodes.close()
 
@@ -206,7 +205,6 @@ def test_webhooks_are_delivered_from_games_on_the_cluster(
     in braces), so their scripts run there: a key's endpoint registered on an app whose
     games are on the cluster receives its game's events from a worker (its queue on a
     Redis of its own, as rq needs), verified, in order; the delivery log says so."""
-    from service.play.webhooks import store as hooks
     from tests.devredis import RedisServer
     from tests.test_scale_out import worker
     from tests.test_webhooks import KEYS, Receiver, deliveries, key, position, register, wait_for
@@ -216,13 +214,13 @@ def test_webhooks_are_delivered_from_games_on_the_cluster(
         slots = {
             client.keyslot(name)
             for name in (
-                hooks.endpoints_key("acme"),
-                hooks.cursor_key("acme"),
-                hooks.pending_key("acme"),
-                hooks.deliveries_key("acme", "ep_1"),
-                hooks.log_key("acme", "ep_1"),
-                hooks.queue_key("acme", "ep_1", "game"),
-                hooks.queues_key("acme", "ep_1"),
+                keys.webhook_endpoints("acme"),
+                keys.webhook_cursors("acme"),
+                keys.webhook_pending("acme"),
+                keys.webhook_deliveries("acme", "ep_1"),
+                keys.webhook_log("acme", "ep_1"),
+                keys.webhook_queue("acme", "ep_1", "game"),
+                keys.webhook_queues("acme", "ep_1"),
             )
         }
         assert len(slots) == 1

@@ -34,8 +34,7 @@ from redis.retry import Retry
 from service.api import ratelimit
 from service.api.breaker import GuardedConnection
 from service.engine.replay import comparable, replay
-from service.play import GameStore, connections, hash_token
-from service.play.store import key_for, log_channel_for, reactions_channel_for
+from service.play import GameStore, connections, hash_token, keys
 from tests.devredis import RedisServer
 from tests.live import DEFAULT_ENV, ROOT, LiveService
 
@@ -268,9 +267,9 @@ def test_matches_play_through_two_instances_on_a_redis_cluster(cluster: Any) -> 
     client = connections.connect(cluster.url)
     assert isinstance(client, connections.RedisCluster)
     game_ids = [game_id for game_id, _ in finished] + created
-    holders = {client.get_node_from_key(key_for(game_id)).name for game_id in game_ids}
+    holders = {client.get_node_from_key(keys.game(game_id)).name for game_id in game_ids}
     assert len(holders) == 3, holders
-    assert all(client.exists(key_for(game_id)) == 1 for game_id in game_ids)
+    assert all(client.exists(keys.game(game_id)) == 1 for game_id in game_ids)
     connections.close(client)
 
 
@@ -323,12 +322,12 @@ def test_a_stream_on_one_instance_hears_moves_made_on_the_other(cluster: Any) ->
         # the master of its slot, which counts its own subscribers).
         client = connections.connect(cluster.url)
         assert isinstance(client, connections.RedisCluster)
-        channel = log_channel_for(table.game_id)
+        channel = keys.game_log_channel(table.game_id)
         holder = client.get_node_from_key(channel)
         connections.close(client)
         with redis.Redis(host=holder.host, port=holder.port) as master:
             give_up = time.monotonic() + 10
-            for taken_up in (channel, reactions_channel_for(table.game_id)):
+            for taken_up in (channel, keys.game_reactions_channel(table.game_id)):
                 while master.pubsub_shardnumsub(taken_up)[0][1] < 1:
                     assert time.monotonic() < give_up, f"the subscriber never took up {taken_up}"
                     time.sleep(0.01)

@@ -49,7 +49,7 @@ from time import thread_time
 from flask import Flask, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from ..play import connections, hash_token
+from ..play import connections, hash_token, keys
 from ..play.budget import Budget
 from ..play.commands import Policy
 from .addresses import check_settings, client_key
@@ -58,7 +58,6 @@ from .context import store
 from .problems import Problem, rate_limited
 from .service_keys import requesting_key
 
-PREFIX = "scopa:rate:"
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
 UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/docs", "/redoc", "/play"})
 
@@ -266,10 +265,11 @@ def affordable() -> bool:
 
 
 #: One check's count, in one command (EVAL). KEYS[1] is this window's counter, KEYS[2]
-#: the previous window's (one hash tag: one Redis Cluster slot); ARGV[1] the counter's
-#: TTL, two windows, as it is read in the next window too. The INCR that makes the key
-#: gives it its TTL, in the same script: no key is ever left without one (set at its
-#: window's first request, it outlasts the next window, the last that reads it).
+#: the previous window's (service/play/keys.py, ``rate_counter``: one Redis Cluster
+#: slot); ARGV[1] the counter's TTL, two windows, as it is read in the next window too.
+#: The INCR that makes the key gives it its TTL, in the same script: no key is ever left
+#: without one (set at its window's first request, it outlasts the next window, the
+#: last that reads it).
 #: Replies this window's count and the previous window's.
 COUNT_SCRIPT = """
 local count = redis.call('INCR', KEYS[1])
@@ -282,13 +282,6 @@ UNCOUNT_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('DECR', KEYS[1]) end
 return 0
 """
-
-
-def counter_key(quota: Quota, who: str, window: int) -> str:
-    """The Redis key of ``who``'s count of ``quota`` in the fixed window ``window``: the
-    quota and the identity in braces, so that a check's two windows share a Redis
-    Cluster slot (one script reads both)."""
-    return f"{PREFIX}{{{quota.name}:{who}}}:{window}"
 
 
 def _check(checks: list[tuple[Quota, str, int]]) -> None:
@@ -312,8 +305,8 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
     commands = []
     for quota, who, _ in checks:
         window = int(now // quota.window_seconds)
-        counters.append(counter_key(quota, who, window))
-        last = counter_key(quota, who, window - 1)
+        counters.append(keys.rate_counter(quota.name, who, window))
+        last = keys.rate_counter(quota.name, who, window - 1)
         commands.append(("EVAL", COUNT_SCRIPT, 2, counters[-1], last, quota.window_seconds * 2))
     try:
         # Inside the try: a thread's first client connects, and fails while Redis is

@@ -4,6 +4,7 @@
 - :mod:`.steps`: pure steps (create, join, leave, move, let the computer players move,
   rematch), no I/O;
 - :mod:`.connections`: the Redis clients for a ``REDIS_URL`` (one Redis, a cluster, Sentinel);
+- :mod:`.keys`: the name of every Redis key and channel the service uses;
 - :mod:`.store`: Redis, and :meth:`GameStore.commit`, the one place a step is stored;
 - :mod:`.idempotency`: Idempotency-Key, kept with the commit it answers;
 - :mod:`.budget`: what each payer's background play may cost;

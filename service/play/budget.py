@@ -12,9 +12,9 @@ matches cannot hold the workers that everybody's games share; then the job's tim
 charged with :meth:`Budget.charge`.
 
 The count is a sliding window, approximated from two fixed ones (the last minute's
-seconds weighted by how much of it the sliding minute still covers): Redis keys
-``scopa:budget:{<payer>}:<window>``, integer milliseconds, each kept two windows (the
-payer in braces: a Redis Cluster keeps both of a payer's keys in one slot).
+seconds weighted by how much of it the sliding minute still covers): a Redis key per
+payer and fixed window (:func:`.keys.budget`: both of a payer's keys in one Redis
+Cluster slot), integer milliseconds, each kept two windows.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import redis
 
-Client = redis.Redis | redis.RedisCluster
+from . import keys
 
-PREFIX = "scopa:budget:"
+Client = redis.Redis | redis.RedisCluster
 
 
 @dataclass(frozen=True)
@@ -35,14 +35,11 @@ class Budget:
     seconds: float
     window_seconds: int = 60
 
-    def _key(self, payer: str, window: int) -> str:
-        return f"{PREFIX}{{{payer}}}:{window}"
-
     def _spent(self, client: Client, payer: str, now: float) -> tuple[float, float, float]:
         """Seconds ``payer`` has cost in this fixed window and the one before, and how far
         into this one ``now`` is (0 to 1)."""
         window = int(now // self.window_seconds)
-        current, previous = client.mget([self._key(payer, window), self._key(payer, window - 1)])
+        current, previous = client.mget([keys.budget(payer, w) for w in (window, window - 1)])
         into = now / self.window_seconds - window
         return int(current or 0) / 1000.0, int(previous or 0) / 1000.0, into
 
@@ -78,7 +75,7 @@ class Budget:
         counted ahead of the work, beyond what it cost)."""
         if not self.seconds or payer is None or not seconds:
             return
-        key = self._key(payer, int(now // self.window_seconds))
+        key = keys.budget(payer, int(now // self.window_seconds))
         milliseconds = round(seconds * 1000)
         with client.pipeline(transaction=False) as pipe:
             pipe.incrby(key, milliseconds or (1 if seconds > 0 else -1))

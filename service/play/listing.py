@@ -1,15 +1,15 @@
 """The index of the games each service key created, newest first, for its listings
 (``GET /v1/games``): Redis sorted sets of game ids scored by their creation time.
 
-Keys (the key's name in braces: all of one key's indexes are in one Redis Cluster slot,
-so a listing reads one shard)::
+Keys (named by :mod:`.keys`; all of one service key's indexes share a Redis Cluster
+slot, so a listing reads one shard)::
 
-    scopa:owner:{<key>}:games              sorted set: every game the key created
-    scopa:owner:{<key>}:player:<player>    sorted set: its games with a seat of that
-                                           player id
-    scopa:owner:{<key>}:over               sorted set: its finished and aborted games
-                                           (what an export reads)
-    scopa:owner:{<key>}:over:player:<p>    sorted set: those with a seat of that player
+    keys.listing(<key>)                       sorted set: every game the key created
+    keys.listing(<key>, <player>)             sorted set: its games with a seat of that
+                                              player id
+    keys.listing(<key>, over=True)            sorted set: its finished and aborted games
+                                              (what an export reads)
+    keys.listing(<key>, <player>, over=True)  sorted set: those with a seat of that player
 
 Each member is a game id, scored by the game's creation time in milliseconds; games
 created in the same millisecond are in the order of their ids (Redis orders equal
@@ -33,46 +33,12 @@ from typing import Any
 
 import redis
 
+from . import keys
+
 Client = redis.Redis | redis.RedisCluster
 
-PREFIX = "scopa:owner:"
 #: How many members a listing reads from its index at a time.
 BATCH = 200
-
-
-def games_key(owner: str) -> str:
-    """The index of every game ``owner`` (a service key's name) created."""
-    return f"{PREFIX}{{{owner}}}:games"
-
-
-def player_key(owner: str, player_id: str) -> str:
-    """The index of ``owner``'s games with a seat of ``player_id``."""
-    return f"{PREFIX}{{{owner}}}:player:{player_id}"
-
-
-def over_key(owner: str) -> str:
-    """The index of ``owner``'s games that are over (finished or aborted)."""
-    return f"{PREFIX}{{{owner}}}:over"
-
-
-def over_player_key(owner: str, player_id: str) -> str:
-    """The index of ``owner``'s games that are over with a seat of ``player_id``."""
-    return f"{PREFIX}{{{owner}}}:over:player:{player_id}"
-
-
-def keys_of(owner: str, player_ids: Iterable[str | None], *, over: bool = False) -> list[str]:
-    """Every index a game of ``owner`` with seats of ``player_ids`` is in (``over``: the
-    indexes of its games that are over)."""
-    players = dict.fromkeys(p for p in player_ids if p)  # each once, in seat order
-    if over:
-        return [over_key(owner), *(over_player_key(owner, p) for p in players)]
-    return [games_key(owner), *(player_key(owner, p) for p in players)]
-
-
-def every_key_of(owner: str, player_ids: Iterable[str | None]) -> list[str]:
-    """Every index a game of ``owner`` may be in, over or not."""
-    players = list(player_ids)
-    return keys_of(owner, players) + keys_of(owner, players, over=True)
 
 
 @dataclass(frozen=True, order=True)
@@ -103,7 +69,7 @@ class GameIndex:
         """Index a new game (kept at its first score if indexed already: a creation
         retried with its Idempotency-Key); ``over``: in the indexes of games over."""
         with self.client.pipeline(transaction=False) as pipe:
-            for key in keys_of(owner, player_ids, over=over):
+            for key in keys.listings(owner, player_ids, over=over):
                 pipe.zadd(key, {game_id: created_ms}, nx=True)
                 pipe.expire(key, self.ttl)
             pipe.execute()
@@ -111,7 +77,7 @@ class GameIndex:
     def remove(self, owner: str, game_id: str, player_ids: Iterable[str | None]) -> None:
         """Take a deleted game out of its indexes."""
         with self.client.pipeline(transaction=False) as pipe:
-            for key in every_key_of(owner, player_ids):
+            for key in keys.every_listing(owner, player_ids):
                 pipe.zrem(key, game_id)
             pipe.execute()
 
@@ -119,8 +85,8 @@ class GameIndex:
         """Take a game out of the indexes of players who left its seats."""
         with self.client.pipeline(transaction=False) as pipe:
             for player in player_ids:
-                pipe.zrem(player_key(owner, player), game_id)
-                pipe.zrem(over_player_key(owner, player), game_id)
+                pipe.zrem(keys.listing(owner, player), game_id)
+                pipe.zrem(keys.listing(owner, player, over=True), game_id)
             pipe.execute()
 
     def prune(self, key: str, game_ids: list[str]) -> None:

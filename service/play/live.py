@@ -49,15 +49,8 @@ from redis.client import PubSub
 from redis.cluster import ClusterPubSub, RedisCluster
 
 from ..engine import Event
-from . import connections
-from .store import (
-    Commit,
-    GameNotFoundError,
-    GameStore,
-    log_channel_for,
-    parse_commit,
-    reactions_channel_for,
-)
+from . import connections, keys
+from .store import Commit, GameNotFoundError, GameStore, parse_commit
 
 #: How soon the subscriber takes up a game newly followed (it looks between messages).
 POLL_SECONDS = 0.05
@@ -343,7 +336,7 @@ class Hub:
         (the subscription is made in the background; once Redis confirms it the feed
         reads the log again, so that nothing committed meanwhile is missed). Raises
         HubFullError when this process follows ``capacity`` streams already."""
-        channel = log_channel_for(game_id)
+        channel = keys.game_log_channel(game_id)
         with self._lock:
             if self._closed or stopping():
                 raise HubFullError("the server is shutting down")
@@ -352,7 +345,7 @@ class Hub:
             feed = self._feeds.get(channel)
             if feed is None:
                 feed = self._feeds[channel] = Feed(game_id, self._store)
-                self._reacting[reactions_channel_for(game_id)] = feed
+                self._reacting[keys.game_reactions_channel(game_id)] = feed
                 self._changed = True
             feed.followers += 1
             self._followers += 1
@@ -364,13 +357,13 @@ class Hub:
         return Follower(self, feed)
 
     def leave(self, feed: Feed) -> None:
-        channel = log_channel_for(feed.game_id)
+        channel = keys.game_log_channel(feed.game_id)
         with self._lock:
             feed.followers -= 1
             self._followers -= 1
             if feed.followers == 0 and self._feeds.get(channel) is feed:
                 del self._feeds[channel]
-                del self._reacting[reactions_channel_for(feed.game_id)]
+                del self._reacting[keys.game_reactions_channel(feed.game_id)]
                 self._changed = True
 
     def wake_all(self) -> None:
@@ -507,22 +500,17 @@ def _reaction(data: object) -> dict[str, Any] | None:
 class StreamLeases:
     """The streams open at once per holder (a client's address prefix, a game's
     spectators, a seat), for every instance: a sorted set per holder
-    (``scopa:streams:{<holder>}``) of leases, each expiring ``seconds`` after it was taken
+    (:func:`.keys.stream_leases`) of leases, each expiring ``seconds`` after it was taken
     or last renewed, so that the streams of a process that died stop counting by
     themselves."""
-
-    PREFIX = "scopa:streams:"
 
     def __init__(self, store: GameStore, seconds: float) -> None:
         self._store = store
         self.seconds = seconds
 
-    def _key(self, who: str) -> str:
-        return f"{self.PREFIX}{{{who}}}"
-
     def take(self, who: str, limit: int) -> str | None:
         """A new lease for ``who``, or None if ``who`` holds ``limit`` already."""
-        key, lease, now = self._key(who), secrets.token_hex(8), time.time()
+        key, lease, now = keys.stream_leases(who), secrets.token_hex(8), time.time()
         with self._store.shared.pipeline(transaction=True) as pipe:
             pipe.zremrangebyscore(key, "-inf", now)
             pipe.zadd(key, {lease: now + self.seconds})
@@ -535,20 +523,20 @@ class StreamLeases:
         return lease
 
     def renew(self, who: str, lease: str) -> None:
-        key = self._key(who)
+        key = keys.stream_leases(who)
         with self._store.shared.pipeline(transaction=True) as pipe:
             pipe.zadd(key, {lease: time.time() + self.seconds}, xx=True)
             pipe.expire(key, int(self.seconds) + 1)
             pipe.execute()
 
     def release(self, who: str, lease: str) -> None:
-        self._store.shared.zrem(self._key(who), lease)
+        self._store.shared.zrem(keys.stream_leases(who), lease)
 
     def forget(self, *holders: str) -> None:
         """Drop every lease of ``holders`` (a deleted game's: its streams end anyway)."""
         with self._store.shared.pipeline(transaction=False) as pipe:
             for who in holders:
-                pipe.delete(self._key(who))
+                pipe.delete(keys.stream_leases(who))
             pipe.execute()
 
 

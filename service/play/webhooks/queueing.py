@@ -16,7 +16,7 @@ import rq
 
 from ..connections import Client
 from ..game import Game
-from .store import endpoints_key
+from ..keys import webhook_endpoints
 
 QUEUE_NAME = "scopa-webhooks"
 #: The retries' delays, in seconds after the failed attempt before: 5 s, 5 min, 30 min,
@@ -65,7 +65,7 @@ def announce(connection: redis.Redis, client: Client, game: Game) -> None:
     its log into deliveries (one job per version: a job that finds nothing new to
     dispatch ends at once)."""
     owner = game.owner
-    if owner is None or not client.exists(endpoints_key(owner)):
+    if owner is None or not client.exists(webhook_endpoints(owner)):
         return
     queue_for(connection).enqueue(
         "service.play.webhooks.jobs.dispatch",

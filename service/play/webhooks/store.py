@@ -32,42 +32,18 @@ from typing import Any, cast
 import orjson
 
 from ..connections import Client
+from ..keys import (
+    webhook_cursors,
+    webhook_deliveries,
+    webhook_endpoints,
+    webhook_log,
+    webhook_pending,
+    webhook_queue,
+    webhook_queues,
+)
 
-PREFIX = "scopa:hooks:"
 #: The deliveries each endpoint's log keeps (the oldest beyond it are dropped).
 LOG_LENGTH = 1000
-
-
-def _base(owner: str) -> str:
-    return f"{PREFIX}{{{owner}}}"
-
-
-def endpoints_key(owner: str) -> str:
-    return _base(owner) + ":endpoints"
-
-
-def cursor_key(owner: str) -> str:
-    return _base(owner) + ":cursor"
-
-
-def pending_key(owner: str) -> str:
-    return _base(owner) + ":pending"
-
-
-def deliveries_key(owner: str, endpoint: str) -> str:
-    return f"{_base(owner)}:d:{endpoint}"
-
-
-def log_key(owner: str, endpoint: str) -> str:
-    return f"{_base(owner)}:log:{endpoint}"
-
-
-def queue_key(owner: str, endpoint: str, game_id: str) -> str:
-    return f"{_base(owner)}:q:{endpoint}:{game_id}"
-
-
-def queues_key(owner: str, endpoint: str) -> str:
-    return f"{_base(owner)}:qs:{endpoint}"
 
 
 def new_endpoint_id() -> str:
@@ -223,21 +199,21 @@ class WebhookStore:
 
     def endpoints(self, owner: str) -> list[Endpoint]:
         """The owner's endpoints, oldest first."""
-        raw = self.client.hvals(endpoints_key(owner))
+        raw = self.client.hvals(webhook_endpoints(owner))
         found = [Endpoint.from_dict(orjson.loads(r)) for r in raw]
         return sorted(found, key=lambda e: (e.created_at, e.id))
 
     def endpoint(self, owner: str, endpoint_id: str) -> Endpoint | None:
-        raw = self.client.hget(endpoints_key(owner), endpoint_id)
+        raw = self.client.hget(webhook_endpoints(owner), endpoint_id)
         return None if raw is None else Endpoint.from_dict(orjson.loads(raw))
 
     def has_endpoints(self, owner: str) -> bool:
-        return bool(self.client.exists(endpoints_key(owner)))
+        return bool(self.client.exists(webhook_endpoints(owner)))
 
     def add_endpoint(self, owner: str, url: str, events: Sequence[str], most: int) -> Endpoint:
         """A new endpoint for ``owner``; TooManyEndpointsError past ``most`` of them."""
         endpoint = Endpoint(new_endpoint_id(), url, tuple(events), new_secret(), time.time())
-        key = endpoints_key(owner)
+        key = webhook_endpoints(owner)
         added = self.client.eval(
             "if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end "
             "redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) return 1",
@@ -256,20 +232,20 @@ class WebhookStore:
         if endpoint is None or endpoint.disabled_reason is not None:
             return
         data = {**endpoint.to_dict(), "disabled_reason": reason, "disabled_at": time.time()}
-        self.client.hset(endpoints_key(owner), endpoint_id, orjson.dumps(data))
+        self.client.hset(webhook_endpoints(owner), endpoint_id, orjson.dumps(data))
 
     def delete_endpoint(self, owner: str, endpoint_id: str) -> bool:
         """Delete the endpoint, its deliveries and its queues; False if there was none."""
-        queues = self.client.smembers(queues_key(owner, endpoint_id))
+        queues = self.client.smembers(webhook_queues(owner, endpoint_id))
         keys = [
-            deliveries_key(owner, endpoint_id),
-            log_key(owner, endpoint_id),
-            queues_key(owner, endpoint_id),
-            *(queue_key(owner, endpoint_id, str(game)) for game in queues),
+            webhook_deliveries(owner, endpoint_id),
+            webhook_log(owner, endpoint_id),
+            webhook_queues(owner, endpoint_id),
+            *(webhook_queue(owner, endpoint_id, str(game)) for game in queues),
         ]
         with self.client.pipeline(transaction=False) as pipe:
-            pipe.hdel(endpoints_key(owner), endpoint_id)
-            pipe.hdel(pending_key(owner), endpoint_id, f"seq:{endpoint_id}")
+            pipe.hdel(webhook_endpoints(owner), endpoint_id)
+            pipe.hdel(webhook_pending(owner), endpoint_id, f"seq:{endpoint_id}")
             for key in keys:
                 pipe.delete(key)
             found = pipe.execute()[0]
@@ -279,7 +255,7 @@ class WebhookStore:
 
     def cursor(self, owner: str, game_id: str) -> str:
         """How much of the game's log became deliveries ("" if none of it yet)."""
-        raw = self.client.hget(cursor_key(owner), game_id)
+        raw = self.client.hget(webhook_cursors(owner), game_id)
         return "" if raw is None else str(raw)
 
     def dispatch(
@@ -296,14 +272,14 @@ class WebhookStore:
         Returns, per endpoint in order, how many of the game's deliveries waited before
         (-1: the endpoint has ``most_pending`` waiting, and got none)."""
         now = time.time()
-        keys = [cursor_key(owner), pending_key(owner)]
+        keys = [webhook_cursors(owner), webhook_pending(owner)]
         args: list[Any] = [game_id, expected, cursor, self.ttl, most_pending, LOG_LENGTH]
         for endpoint_id, messages in deliveries.items():
             keys += [
-                deliveries_key(owner, endpoint_id),
-                log_key(owner, endpoint_id),
-                queue_key(owner, endpoint_id, game_id),
-                queues_key(owner, endpoint_id),
+                webhook_deliveries(owner, endpoint_id),
+                webhook_log(owner, endpoint_id),
+                webhook_queue(owner, endpoint_id, game_id),
+                webhook_queues(owner, endpoint_id),
             ]
             args += [endpoint_id, len(messages)]
             for message in messages:
@@ -315,13 +291,13 @@ class WebhookStore:
 
     def head(self, owner: str, endpoint_id: str, game_id: str) -> dict[str, Any] | None:
         """The delivery first in the game's queue to the endpoint, or None."""
-        message_id = self.client.lindex(queue_key(owner, endpoint_id, game_id), 0)
+        message_id = self.client.lindex(webhook_queue(owner, endpoint_id, game_id), 0)
         if message_id is None:
             return None
         return self.delivery(owner, endpoint_id, str(message_id))
 
     def delivery(self, owner: str, endpoint_id: str, message_id: str) -> dict[str, Any] | None:
-        raw = self.client.hget(deliveries_key(owner, endpoint_id), message_id)
+        raw = self.client.hget(webhook_deliveries(owner, endpoint_id), message_id)
         return None if raw is None else dict(orjson.loads(raw))
 
     def settle(
@@ -331,10 +307,10 @@ class WebhookStore:
         ``leaves`` it (delivered, or given up). Returns how many of its game's wait."""
         game_id = delivery["game"]
         keys = [
-            deliveries_key(owner, endpoint_id),
-            queue_key(owner, endpoint_id, game_id),
-            pending_key(owner),
-            queues_key(owner, endpoint_id),
+            webhook_deliveries(owner, endpoint_id),
+            webhook_queue(owner, endpoint_id, game_id),
+            webhook_pending(owner),
+            webhook_queues(owner, endpoint_id),
         ]
         args = [
             delivery["id"],
@@ -348,7 +324,7 @@ class WebhookStore:
 
     def drop_queue(self, owner: str, endpoint_id: str, game_id: str) -> None:
         """Forget what waits in the game's queue (its endpoint is gone)."""
-        self.client.delete(queue_key(owner, endpoint_id, game_id))
+        self.client.delete(webhook_queue(owner, endpoint_id, game_id))
 
     def deliveries(
         self, owner: str, endpoint_id: str, *, before: int | None = None, limit: int = 50
@@ -359,12 +335,12 @@ class WebhookStore:
         found = cast(
             "list[tuple[str, float]]",
             self.client.zrevrangebyscore(
-                log_key(owner, endpoint_id), top, "-inf", start=0, num=limit, withscores=True
+                webhook_log(owner, endpoint_id), top, "-inf", start=0, num=limit, withscores=True
             ),
         )
         if not found:
             return []
-        raw = self.client.hmget(deliveries_key(owner, endpoint_id), [i for i, _ in found])
+        raw = self.client.hmget(webhook_deliveries(owner, endpoint_id), [i for i, _ in found])
         return [
             {**orjson.loads(r), "seq": int(seq)}
             for r, (_, seq) in zip(raw, found, strict=True)

@@ -22,8 +22,8 @@ from flask import request
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from ....play import Game
-from ....play.listing import Position, games_key, player_key
+from ....play import Game, keys
+from ....play.listing import Position
 from ...context import store
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
@@ -73,7 +73,7 @@ class GameListing(MethodView):
         change), until it is deleted."""
         owner = require_key()
         player = query.get("player_id")
-        key = games_key(owner) if player is None else player_key(owner, player)
+        key = keys.listing(owner, player)
         start = _cursor(query["cursor"]) if "cursor" in query else None
         found, last, more = _scan(key, query, start)
         body: dict[str, Any] = {"games": [answers.summary_of(game) for game in found], "next": None}

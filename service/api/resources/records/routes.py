@@ -14,9 +14,8 @@ from flask import Response, stream_with_context
 from flask.views import MethodView
 
 from ....engine import Status
-from ....play import records
+from ....play import keys, records
 from ....play.commands import Outcome
-from ....play.listing import games_key, player_key
 from ...blueprint import Blueprint
 from ...commands import execute
 from ...context import store
@@ -109,7 +108,7 @@ class Export(MethodView):
         as are games gone (`GAME_TTL_SECONDS` after their last change)."""
         owner = require_key()
         player = query.get("player_id")
-        key = games_key(owner) if player is None else player_key(owner, player)
+        key = keys.listing(owner, player)
         walk = store().index.walk(
             key, newest_ms=_ms(query.get("until"), -1), oldest_ms=_ms(query.get("since"), 0)
         )
