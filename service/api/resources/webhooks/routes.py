@@ -104,7 +104,7 @@ class Webhooks(MethodView):
         The events of the key's games, of the types asked for, are POSTed to the URL as
         JSON, signed as the Standard Webhooks specification says (headers `webhook-id`,
         `webhook-timestamp`, `webhook-signature`), in order per game, by the background
-        workers; a delivery not answered 2xx within 5 s is tried again on the retry
+        workers; a delivery not answered 2xx within 10 s is tried again on the retry
         schedule (docs/platforms.md). The answer holds the endpoint's signing `secret`,
         shown only here."""
         owner = require_key()
