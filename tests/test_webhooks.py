@@ -493,7 +493,9 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
     endpoint = register(client, receiver.url)
     receiver.load(endpoint["secret"])
     receiver.up()
-    start_worker(WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE)
+    start_worker(
+        "--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE
+    )
     created = client.post(
         "/v1/games",
         json={
@@ -592,7 +594,7 @@ def test_an_address_refused_at_delivery_disables_the_endpoint(
     allow = f"127.0.0.1:{port},localhost:{port},169.254.169.254"
     client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
     endpoints = {url: register(client, url, ["game.created"]) for url in urls}
-    start_worker(WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
+    start_worker("--only-webhooks", WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
     made = client.post("/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}]}, headers=key())
     assert made.status_code == 201
     try:

@@ -23,6 +23,7 @@ from ....play import (
     live,
 )
 from ....play.idempotency import join_slot, seal_token
+from ....play.webhooks import deletion as webhooks
 from ... import ratelimit
 from ...blueprint import Blueprint
 from ...context import bot_only_max_target, bot_settings, committed, server_secret, store
@@ -301,6 +302,8 @@ class GameItem(MethodView):
                 f"The game is {game.status}: only a finished or aborted game can be "
                 f"deleted. Abort it first (POST /v1/games/{game_id}/abort).",
             )
+        queue, most = current_app.extensions["scopa_bot_queue"], current_app.config
+        webhooks.before_delete(store(), queue.connection, game_id, most["WEBHOOK_MAX_PENDING"])
         store().delete(game)
         forget(game)
         return "", 204

@@ -241,7 +241,7 @@ class DeliveryRetry(MethodView):
         owner = require_key()
         delivery = _found_delivery(owner, endpoint_id, message_id)
         connection = current_app.extensions["scopa_bot_queue"].connection
-        jobs.enqueue_redelivery(connection, owner, endpoint_id, message_id)
+        jobs.ask_redelivery(_hooks(), connection, owner, endpoint_id, message_id)
         return _delivery(delivery), 202
 
 
