@@ -687,6 +687,16 @@ SETTINGS: tuple[Setting, ...] = (
         group=WEBHOOKS,
         meaning="deliveries an endpoint may have waiting; past it, the endpoint is disabled",
     ),
+    Setting(
+        "WEBHOOK_REDELIVERY_LIMIT",
+        int,
+        60,
+        minimum=0,
+        group=WEBHOOKS,
+        meaning="redeliveries (`POST /v1/webhooks/{id}/deliveries/{message_id}/retry`) a "
+        "minute per service key (0: no limit); a delivery asked for again within 10 s of "
+        "the last is attempted once",
+    ),
     # -- operations -------------------------------------------------------------------------------
     Setting(
         "METRICS_PORT",

@@ -99,6 +99,8 @@ QUOTAS = {
         Quota(
             "reactions", "REACTION_LIMIT_PER_ADDRESS", "REACTION_LIMIT_PER_TOKEN", 60, "reactions"
         ),
+        # Only a service key asks for them: its limit is counted per key.
+        Quota("redeliveries", "WEBHOOK_REDELIVERY_LIMIT", None, 60, "webhook redeliveries"),
     )
 }
 #: The quota each expensive operation counts against (by Flask endpoint), besides
@@ -113,6 +115,7 @@ ENDPOINT_QUOTAS = {
     "analysis.PositionMoves": "analysis",
     "analysis.Score": "analysis",
     "reactions.GameReactions": "reactions",
+    "webhooks.DeliveryRetry": "redeliveries",
 }
 
 

@@ -181,8 +181,8 @@ def ask_redelivery(
     hooks: WebhookStore, connection: redis.Redis, owner: str, endpoint_id: str, message_id: str
 ) -> bool:
     """Ask for one more attempt of a delivery (for the API: a request never sends a
-    webhook itself), made by the key's run soon. Asked again before that attempt, it is
-    not asked twice: False."""
+    webhook itself), made by the key's run soon. Asked again within 10 s
+    (:data:`.schedule.REDO_SPACING_SECONDS`), it is not asked twice: False."""
     if not Runs(hooks.client).ask(owner, endpoint_id, message_id, hooks.ttl):
         return False
     wake(hooks, connection, owner)

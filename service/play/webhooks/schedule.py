@@ -11,7 +11,8 @@ endpoints and games, and the keys behind it are served by the others.
 
 Keys (store.py): ``due`` (a sorted set of the key's queues, "<endpoint> <game>", by when
 their head is due, in ms), ``redo`` (the redeliveries asked for, "<endpoint> <message>",
-each once until attempted) and ``runner``: "<due ms> <token>", the run's next job is
+each once: asked again within :data:`REDO_SPACING_SECONDS`, it is not asked twice; ``asked``
+holds when each was last asked) and ``runner``: "<due ms> <token>", the run's next job is
 due then (0: it runs now), and is the one job that holds ``token``; a job whose token is
 no longer there ends at once. The runner's record expires :data:`MARGIN_MS` after its
 job was due (a job lost for good): the next event or redelivery starts another run.
@@ -23,12 +24,15 @@ import secrets
 import time
 
 from ..connections import Client
-from .store import due_key, member, redo_key, runner_key
+from .store import asked_key, due_key, member, redo_key, runner_key
 
 #: How long a run's job starts attempts before it queues the next job of the run.
 TURN_SECONDS = 2.0
 #: How long a run's record outlives the time its job was due or started.
 MARGIN_MS = 60_000
+#: A redelivery asked for again within this time of the last is the same (an attempt's
+#: deadline: any nearer, and the platform could not have seen the last one's outcome).
+REDO_SPACING_SECONDS = 10.0
 
 #: KEYS[1] the runner. ARGV[1] now (ms), ARGV[2] a new token, ARGV[3] the record's TTL
 #: (ms). Starts a run (returns the token) unless one runs or is due by now.
@@ -83,6 +87,22 @@ redis.call('SET', KEYS[1], string.format('%d', at) .. ' ' .. ARGV[1], 'PX',
 return at
 """
 
+#: KEYS[1] the redo set, KEYS[2] the asked set (member -> when last asked, ms). ARGV[1]
+#: the redelivery ("<endpoint> <message>"), ARGV[2] now (ms), ARGV[3] the spacing (ms),
+#: ARGV[4] the TTL (s). 1 if asked now, 0 if it was within the spacing.
+_ASK = """
+local now = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  return 0
+end
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('ZADD', KEYS[1], 'NX', now, ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return 1
+"""
+
 
 class Runs:
     """The runs of the service keys' deliveries, on the games' Redis."""
@@ -92,6 +112,7 @@ class Runs:
         self._wake = client.register_script(_WAKE)
         self._claim = client.register_script(_CLAIM)
         self._next = client.register_script(_NEXT)
+        self._ask = client.register_script(_ASK)
 
     def wake(self, owner: str, now: float) -> str | None:
         """A token for a new run's job, to queue now; None if a run is on (running, or
@@ -126,13 +147,17 @@ class Runs:
         return None
 
     def ask(self, owner: str, endpoint_id: str, message_id: str, ttl: int) -> bool:
-        """Ask for a redelivery; False if one of it is asked for and not attempted yet."""
-        key = redo_key(owner)
-        with self.client.pipeline(transaction=False) as pipe:
-            pipe.zadd(key, {member(endpoint_id, message_id): time.time()}, nx=True)
-            pipe.expire(key, ttl)
-            added, _ = pipe.execute()
-        return bool(added)
+        """Ask for a redelivery; False if one of it was asked for less than
+        :data:`REDO_SPACING_SECONDS` ago (waiting, or made since)."""
+        keys = [redo_key(owner), asked_key(owner)]
+        now = time.time()
+        args: list[str | int] = [
+            member(endpoint_id, message_id),
+            _ms(now),
+            _ms(REDO_SPACING_SECONDS),
+            ttl,
+        ]
+        return bool(self._ask(keys=keys, args=args))
 
     def due(self, owner: str, endpoint_id: str, game_id: str, when: float) -> None:
         """The queue (or, with endpoint ``*``, the deleted game's sweep) is due at

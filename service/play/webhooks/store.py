@@ -19,6 +19,7 @@ Keys (all of a service key's in one Redis Cluster slot: its name in braces)::
                                            queue, by when its head is due (ms)
     scopa:hooks:{<owner>}:redo             sorted set: "<endpoint> <message>" for each
                                            redelivery asked for and not yet attempted
+    scopa:hooks:{<owner>}:asked            sorted set: the same, by when last asked (ms)
     scopa:hooks:{<owner>}:runner           string: the key's delivery run (schedule.py)
     scopa:hooks:{<owner>}:gone             hash: game id -> when the deliveries of the
                                            deleted game are given up (deletion.py)
@@ -83,6 +84,10 @@ def due_key(owner: str) -> str:
 
 def redo_key(owner: str) -> str:
     return _base(owner) + ":redo"
+
+
+def asked_key(owner: str) -> str:
+    return _base(owner) + ":asked"
 
 
 def runner_key(owner: str) -> str:

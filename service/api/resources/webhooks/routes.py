@@ -234,9 +234,10 @@ class DeliveryRetry(MethodView):
     def post(self, endpoint_id: str, message_id: str) -> Any:
         """Send a delivery again
 
-        One more attempt, by a background worker, soon: also of a delivery that failed,
-        and to a disabled endpoint (to check that it works again). The same `webhook-id`
-        as before. Answers the delivery as it is now; its log shows the attempt
+        One more attempt, by a webhook worker, soon: also of a delivery that failed,
+        and to a disabled endpoint (to check that it works again); not of a deleted
+        game's. The same `webhook-id` as before. Asked again within 10 s, the delivery is
+        attempted once. Answers the delivery as it is now; its log shows the attempt
         (`manual`) once made."""
         owner = require_key()
         delivery = _found_delivery(owner, endpoint_id, message_id)
