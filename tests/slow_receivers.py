@@ -21,7 +21,8 @@ class SlowReceiver:
     (headers and the body its Content-Length says), sends ``first`` at once, then
     ``trickle`` one byte every ``every`` seconds (``trickle`` empty: nothing more, the
     connection held open), for ``most`` seconds at most, then closes it. Counts the
-    requests it read (``requests``) and their paths (``paths``)."""
+    requests it read (``requests``), their paths (``paths``), and the most it held at
+    once (``most_at_once``)."""
 
     def __init__(
         self, first: bytes = b"", trickle: bytes = b"", every: float = 1.0, most: float = 25.0
@@ -30,6 +31,8 @@ class SlowReceiver:
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port: int = self.server.getsockname()[1]
         self.paths: list[str] = []
+        self.holding = 0
+        self.most_at_once = 0
         self.closing = threading.Event()
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
@@ -75,13 +78,22 @@ class SlowReceiver:
                 body += chunk
             with self.lock:
                 self.paths.append(lines[0].split(" ")[1])
-            conn.sendall(self.first)
-            ends = time.monotonic() + self.most
-            for byte in self.trickle:
-                if self.closing.wait(self.every) or time.monotonic() > ends:
-                    return
-                conn.sendall(bytes([byte]))
-            self.closing.wait(max(0.0, ends - time.monotonic()))
+                self.holding += 1
+                self.most_at_once = max(self.most_at_once, self.holding)
+            try:
+                self._answer(conn)
+            finally:
+                with self.lock:
+                    self.holding -= 1
+
+    def _answer(self, conn: socket.socket) -> None:
+        conn.sendall(self.first)
+        ends = time.monotonic() + self.most
+        for byte in self.trickle:
+            if self.closing.wait(self.every) or time.monotonic() > ends:
+                return
+            conn.sendall(bytes([byte]))
+        self.closing.wait(max(0.0, ends - time.monotonic()))
 
     def close(self) -> None:
         self.closing.set()

@@ -24,7 +24,9 @@ from werkzeug import Request, Response
 from service.play.background import queues_for
 from service.play.budget import Budget
 from service.play.webhooks.queueing import QUEUE_NAME
+from service.play.webhooks.recording import record
 from service.play.webhooks.sending import TIMEOUT_SECONDS, Attempt, send
+from service.play.webhooks.store import WebhookStore, runner_key
 from tests.live import free_port
 from tests.slow_receivers import BODY_LATER, WHOLE_ANSWER, slow_receiver
 
@@ -140,7 +142,7 @@ def test_a_hanging_receiver_holds_no_clock_and_no_other_key_s_delivery(
 
         wait_for(timed_out, deadline - time.time() + 3, "the clock's move")
         assert time.time() < deadline + 3
-        assert hang.requests == 1, "acme's deliveries wait for one another, not beta's"
+        assert hang.most_at_once == 1, "acme's attempts are made one at a time"
     good.clear()
     good.stop()
 
@@ -172,7 +174,7 @@ def test_a_redelivery_asked_for_40_times_at_once_is_made_once_and_charged_to_its
     url = f"/v1/webhooks/{endpoint_id}/deliveries/{message_id}"
     answers = [client.post(url + "/retry", headers=key(ACME)).status_code for _ in range(40)]
     assert set(answers) == {202}
-    runner = "scopa:hooks:{acme}:runner"
+    runner = runner_key("acme")
     with redis.Redis.from_url(redis_url) as connection:
         queue = rq.Queue(QUEUE_NAME, connection=connection)
 
@@ -189,6 +191,30 @@ def test_a_redelivery_asked_for_40_times_at_once_is_made_once_and_charged_to_its
     assert spent > 0, "the deliveries' time is charged to the key"
     good.clear()
     good.stop()
+
+
+def test_redeliveries_count_against_the_key_s_quota(
+    make_app: Callable[..., Flask], redis_url: str
+) -> None:
+    """`WEBHOOK_REDELIVERY_LIMIT` a minute per key: past it, 429 problem+json with
+    Retry-After (no worker runs: nothing is sent)."""
+    app = make_app(
+        REDIS_URL=redis_url,
+        SERVICE_KEYS=KEYS,
+        WEBHOOK_ALLOW_HOSTS="127.0.0.1:9",
+        WEBHOOK_REDELIVERY_LIMIT=3,
+    )
+    client = app.test_client()
+    endpoint_id = register(client, ACME, "http://127.0.0.1:9/hook")
+    game_id = client.post("/v1/games", json=CLOCKED, headers=key(ACME)).get_json()["id"]
+    store = app.extensions["scopa_store"]
+    assert record(store, WebhookStore(store.redis, store.ttl), game_id, 10) == ("acme", 1)
+    url = f"/v1/webhooks/{endpoint_id}/deliveries/msg_{game_id}.created/retry"
+    answers = [client.post(url, headers=key(ACME)) for _ in range(4)]
+    assert [a.status_code for a in answers] == [202, 202, 202, 429]
+    problem = answers[-1].get_json()
+    assert problem["type"] == "/problems/rate-limited" and answers[-1].headers["Retry-After"]
+    assert client.post(url, headers=key(BETA)).status_code == 404  # another key's count
 
 
 def test_webhook_workers_take_the_webhooks_queue_alone_and_every_way_to_run_starts_them(
