@@ -80,7 +80,7 @@ install: venv ## Alias of venv
 # says which and why, and each gunicorn worker logs the engine it imported
 # (`scopa_engine_info` in /metrics); SCOPA_ENGINE makes the app refuse to start on
 # another engine than the one announced.
-run: $(SERVE_STAMP) ## Serve the API (gunicorn, on HOST:PORT, default 127.0.0.1:8000) and a background worker, next to a private Redis (data in .run/redis); the compiled engine when a C compiler exists
+run: $(SERVE_STAMP) ## Serve the API (gunicorn, on HOST:PORT, default 127.0.0.1:8000), a background worker (clocks, computer players) and two webhook workers, next to a private Redis (data in .run/redis); the compiled engine when a C compiler exists
 	@mkdir -p .run && [ -s .run/secret ] || $(VENV_PY) -c 'import secrets; print(secrets.token_urlsafe(32))' > .run/secret
 ifneq ($(HAVE_CC),)
 	@$(MAKE) --no-print-directory $(COMPILE_STAMP) \
@@ -95,6 +95,8 @@ endif
 	export SERVER_SECRET="$${SERVER_SECRET:-$$(cat .run/secret)}"; \
 	exec $(VENV_PY) -m tests.devredis run \
 		--beside '$(VENV_PY) -P -m service.worker' \
+		--beside '$(VENV_PY) -P -m service.worker --only-webhooks' \
+		--beside '$(VENV_PY) -P -m service.worker --only-webhooks' \
 		-- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
 
 # The suite runs in parallel (pytest-xdist): TEST_WORKERS processes (`auto`: one a CPU),

@@ -658,7 +658,7 @@ SETTINGS: tuple[Setting, ...] = (
         check=_retry_schedule,
         shown_default="`5,300,1800,7200,18000,36000,36000` (8 attempts over 27 h 35 min)",
         meaning="seconds before each retry of a webhook delivery that failed (no 2xx within "
-        "5 s), comma-separated; past the last, the delivery is given up and its endpoint "
+        "10 s), comma-separated; past the last, the delivery is given up and its endpoint "
         "disabled (docs/platforms.md). Shorter for tests only",
     ),
     Setting(
@@ -686,6 +686,16 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
         group=WEBHOOKS,
         meaning="deliveries an endpoint may have waiting; past it, the endpoint is disabled",
+    ),
+    Setting(
+        "WEBHOOK_REDELIVERY_LIMIT",
+        int,
+        60,
+        minimum=0,
+        group=WEBHOOKS,
+        meaning="redeliveries (`POST /v1/webhooks/{id}/deliveries/{message_id}/retry`) a "
+        "minute per service key (0: no limit); a delivery asked for again within 10 s of "
+        "the last is attempted once",
     ),
     # -- operations -------------------------------------------------------------------------------
     Setting(

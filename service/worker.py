@@ -1,8 +1,11 @@
 """The background worker: ``python -m service.worker`` plays the computer players'
-moves that requests leave to it (see :mod:`service.play.background`). It reads the same
-settings as the service (``REDIS_URL``, ``GAME_TTL_SECONDS``, ``EXPERT_BUDGET_MS``, ...)
-and runs as many of these processes as the bot move rate needs, on any machine that
-reaches the Redis."""
+moves that requests leave to it, and the moves of people whose clock ran out (see
+:mod:`service.play.background`); ``python -m service.worker --only-webhooks`` delivers
+webhooks, and nothing else (service/play/webhooks/). Both read the same settings as the
+service (``REDIS_URL``, ``GAME_TTL_SECONDS``, ``EXPERT_BUDGET_MS``, ...); run as many of
+the first as the bot move rate needs, and two or more of the second (a service key's
+deliveries take one of them at a time: the others serve the other keys), on any machine
+that reaches the Redis."""
 
 from __future__ import annotations
 
@@ -56,7 +59,15 @@ def main(argv: list[str] | None = None) -> int:
         help="take only the turn clocks' jobs (a few milliseconds each): a worker that no "
         "number of computer players' matches can keep from a clock",
     )
+    parser.add_argument(
+        "--only-webhooks",
+        action="store_true",
+        help="take only the webhooks' jobs (deliveries: each attempt up to 10 s): run two or "
+        "more of these beside the other workers, which never take them",
+    )
     args = parser.parse_args(argv)
+    if args.only_clock and args.only_webhooks:
+        parser.error("--only-clock and --only-webhooks take different queues: choose one")
     try:  # a bad setting: one line naming it, and the worker does not start
         every = config.read()
         values = config.from_env()
@@ -73,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         socket_timeout=max(settings.redis_timeout_seconds, 10.0),  # rq blocks on the queue
     )
     worker = rq.Worker(
-        queues_for(connection, only_clock=args.only_clock),  # the clocks' first
+        # the clocks' first; or the webhooks' alone
+        queues_for(connection, only_clock=args.only_clock, only_webhooks=args.only_webhooks),
         connection=connection,
         maintenance_interval=MAINTENANCE_SECONDS,
     )

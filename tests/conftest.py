@@ -60,6 +60,8 @@ GROUPS = {
     "test_faults.py": "timing",
     "test_hung_redis.py": "timing",
     "test_fair_bots.py": "timing",
+    "test_webhook_isolation.py": "timing",
+    "test_webhook_deletion.py": "timing",
     "test_api_move_analysis.py::TestAnalyse::test_the_deadline_holds_on_a_huge_position": "timing",
 }
 

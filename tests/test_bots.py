@@ -518,8 +518,9 @@ class TestDealEnd:
     def test_it_applies_to_classic_scopa_with_its_default_rules(self) -> None:
         for players in (2, 4):
             match, _ = Match.new(variant="scopa", seed=1, players=players)
-            assert deal_end.model_for(knowledge_of(match, match.hand.turn or 0)) is (
-                deal_end.MODELS[players]
+            assert (
+                deal_end.model_for(knowledge_of(match, match.hand.turn or 0))
+                is (deal_end.MODELS[players])
             )
         others = [
             Match.new(variant="scopone", seed=1, players=4)[0],

@@ -51,6 +51,11 @@ PINNED: list[tuple[Callable[..., str], tuple[object, ...], dict[str, object], st
     (keys.webhook_log, (OWNER, ENDPOINT), {}, "scopa:hooks:{acme}:log:ep_1"),
     (keys.webhook_queue, (OWNER, ENDPOINT, GAME), {}, "scopa:hooks:{acme}:q:ep_1:Xy7_abc"),
     (keys.webhook_queues, (OWNER, ENDPOINT), {}, "scopa:hooks:{acme}:qs:ep_1"),
+    (keys.webhook_due, (OWNER,), {}, "scopa:hooks:{acme}:due"),
+    (keys.webhook_redo, (OWNER,), {}, "scopa:hooks:{acme}:redo"),
+    (keys.webhook_asked, (OWNER,), {}, "scopa:hooks:{acme}:asked"),
+    (keys.webhook_runner, (OWNER,), {}, "scopa:hooks:{acme}:runner"),
+    (keys.webhook_gone, (OWNER,), {}, "scopa:hooks:{acme}:gone"),
 ]
 
 
@@ -120,6 +125,11 @@ def test_the_names_used_together_share_a_cluster_slot() -> None:
             keys.webhook_log(OWNER, ENDPOINT),
             keys.webhook_queue(OWNER, ENDPOINT, GAME),
             keys.webhook_queues(OWNER, ENDPOINT),
+            keys.webhook_due(OWNER),
+            keys.webhook_redo(OWNER),
+            keys.webhook_asked(OWNER),
+            keys.webhook_runner(OWNER),
+            keys.webhook_gone(OWNER),
         ],
         [keys.rate_counter("requests", "t:ab12", w) for w in (41, 42)],
         [keys.budget("key:acme", w) for w in (41, 42)],

@@ -240,7 +240,9 @@ def test_webhooks_are_delivered_from_games_on_the_cluster(
         receiver.load(endpoint["secret"])
         receiver.up()
         try:
-            with worker(cluster.url, QUEUE_REDIS_URL=queue.url, WEBHOOK_ALLOW_HOSTS=allow):
+            with worker(
+                cluster.url, "--only-webhooks", QUEUE_REDIS_URL=queue.url, WEBHOOK_ALLOW_HOSTS=allow
+            ):
                 made = api.post(
                     "/v1/games",
                     json={"seats": [{"name": "A", "player_id": "u-a"}, {"name": "B"}]},

@@ -184,10 +184,11 @@ def assert_ended_correctly(
 
 
 @contextlib.contextmanager
-def worker(redis_url: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
-    """``python -m service.worker``: plays the computer players' moves."""
+def worker(redis_url: str, *args: str, **env: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``python -m service.worker`` (with ``args``): plays the computer players' moves
+    (``--only-webhooks``: delivers webhooks)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.worker"],
+        [sys.executable, "-m", "service.worker", *args],
         cwd=ROOT,
         env={
             **os.environ,

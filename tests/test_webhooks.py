@@ -85,6 +85,26 @@ class TestAddresses:
             ("https://user:pw@8.8.8.8/", "user name or password"),
             ("https://8.8.8.8:99999/", "port"),
             ("https://8.8.8.8/#x", "fragment"),
+            # IPv6 forms that carry traffic to a refused IPv4 address.
+            ("https://[2002:7f00:1::1]/", "a 6to4 address of 127.0.0.1, a loopback"),
+            ("https://[2002:a9fe:a9fe::1]/", "6to4 address of 169.254.169.254, a cloud metadata"),
+            ("https://[2002:a00:1::1]/", "6to4 address of 10.0.0.1, a private"),
+            # Teredo: the client's address is the last 32 bits inverted (80ff:fffe).
+            ("https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "Teredo address of 127.0.0.1"),
+            ("https://[2001:0:4136:e378:8000:63bf:5601:5601]/", "Teredo address of 169.254.169"),
+            ("https://[::ffff:169.254.169.254]/", "IPv4-mapped address of 169.254.169.254"),
+            ("https://[::127.0.0.1]/", "IPv4-compatible address of 127.0.0.1"),
+            ("https://[64:ff9b::a9fe:a9fe]/", "NAT64 address of 169.254.169.254"),
+            ("https://[64:ff9b::7f00:1]/", "NAT64 address of 127.0.0.1"),
+            # Port 0 is no port (it was taken for "none", and sent to 443).
+            ("https://8.8.8.8:0/hook", "port is not a number from 1 to 65535"),
+            ("https://8.8.8.8:000/hook", "port is not a number from 1 to 65535"),
+            # Control characters, anywhere (urlsplit would drop CR, LF and tab silently).
+            ("https://8.8.8.8/a\r\nX-Injected: 1", "control character"),
+            ("https://8.8.8.8/a\tb", "control character"),
+            ("https://8.8.8.8/a\x00b", "control character"),
+            ("https://8.8.8.8/a\x7fb", "control character"),
+            ("https://8.8.\n8.8/", "control character"),
         ],
     )
     def test_refused(self, url: str, says: str) -> None:
@@ -116,6 +136,10 @@ class TestAddresses:
             with pytest.raises(ValueError):
                 allowed_hosts(bad)
         assert forbidden_reason("8.8.8.8") is None
+        # A 6to4 address of a public IPv4 address is public.
+        assert forbidden_reason("2002:808:808::1") is None
+        with pytest.raises(RefusedAddressError, match="control character"):
+            check_url("http://127.0.0.1:5000/x\r\n", allow)  # even for an allowed host
 
     def test_the_settings_are_checked_at_start(self) -> None:
         assert retry_schedule("") == DEFAULT_RETRY_SCHEDULE
@@ -305,6 +329,9 @@ class TestTheApi:
             ("https://169.254.169.254/latest/meta-data/", "metadata"),
             ("https://localhost/hook", "localhost resolves to"),
             ("http://127.0.0.1:9/hook", "https://"),
+            ("https://[2002:a9fe:a9fe::1]/hook", "6to4 address of 169.254.169.254"),
+            ("https://8.8.8.8:0/hook", "port"),
+            ("https://8.8.8.8/hook\r\nHost: evil", "control character"),
         ],
     )
     def test_a_url_it_must_not_reach_is_refused_at_registration(
@@ -466,7 +493,9 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
     endpoint = register(client, receiver.url)
     receiver.load(endpoint["secret"])
     receiver.up()
-    start_worker(WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE)
+    start_worker(
+        "--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE
+    )
     created = client.post(
         "/v1/games",
         json={
@@ -565,7 +594,7 @@ def test_an_address_refused_at_delivery_disables_the_endpoint(
     allow = f"127.0.0.1:{port},localhost:{port},169.254.169.254"
     client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
     endpoints = {url: register(client, url, ["game.created"]) for url in urls}
-    start_worker(WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
+    start_worker("--only-webhooks", WEBHOOK_RETRY_SCHEDULE="1")  # one retry, then given up
     made = client.post("/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}]}, headers=key())
     assert made.status_code == 201
     try:

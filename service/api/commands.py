@@ -99,6 +99,7 @@ def context() -> Context:
         webhooks=WebhookRules(
             allow_hosts=config["WEBHOOK_ALLOW_HOSTS"],
             max_endpoints=int(config["WEBHOOK_MAX_ENDPOINTS"]),
+            max_pending=int(config["WEBHOOK_MAX_PENDING"]),
         ),
     )
 

@@ -18,7 +18,8 @@ queue), then the computer players' (:data:`QUEUE_NAME`); and a computer players'
 ends its slice after the move it is playing when a clock's job is waiting. So no number
 of computer players' matches delays a clock by more than one computer player's move
 (after rq's scheduler, which looks for due jobs every second, queued it); a worker run
-with ``--only-clock`` takes nothing else.
+with ``--only-clock`` takes nothing else. The webhooks' queue is not theirs: webhook
+workers (``--only-webhooks``) take it alone.
 A clock's job has an id of its own per deadline (:func:`clock_job_id`), and the commit
 that moves the turn on deletes the job of the deadline it replaced: a game has one
 clock's job pending at most.
@@ -156,14 +157,19 @@ def clock_queue_for(connection: redis.Redis) -> rq.Queue:
     return rq.Queue(CLOCK_QUEUE_NAME, connection=connection)
 
 
-def queues_for(connection: redis.Redis, *, only_clock: bool = False) -> list[rq.Queue]:
+def queues_for(
+    connection: redis.Redis, *, only_clock: bool = False, only_webhooks: bool = False
+) -> list[rq.Queue]:
     """The queues a worker takes jobs from, in the order it takes them: the clocks'
-    first (and only, with ``only_clock``), then the computer players', then the
-    webhooks' (service/play/webhooks/)."""
+    first (and only, with ``only_clock``), then the computer players'. The webhooks'
+    queue is taken by webhook workers alone (``only_webhooks``): a receiver, however
+    slow, never holds a clock or a computer player (service/play/webhooks/)."""
+    if only_webhooks:
+        return [hook_queue.queue_for(connection)]
     clocks = clock_queue_for(connection)
     if only_clock:
         return [clocks]
-    return [clocks, queue_for(connection), hook_queue.queue_for(connection)]
+    return [clocks, queue_for(connection)]
 
 
 def clock_job_id(game_id: str, deadline: float) -> str:

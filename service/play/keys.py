@@ -164,3 +164,28 @@ def webhook_queue(owner: str, endpoint: str, game_id: str) -> str:
 def webhook_queues(owner: str, endpoint: str) -> str:
     """The games with deliveries waiting for the endpoint (the owner's slot)."""
     return f"{_webhooks(owner)}:qs:{endpoint}"
+
+
+def webhook_due(owner: str) -> str:
+    """The key's queues by when their head is due: "<endpoint> <game>" (the owner's slot)."""
+    return _webhooks(owner) + ":due"
+
+
+def webhook_redo(owner: str) -> str:
+    """The redeliveries asked for, oldest first: "<endpoint> <message>" (the owner's slot)."""
+    return _webhooks(owner) + ":redo"
+
+
+def webhook_asked(owner: str) -> str:
+    """When each redelivery was last asked for, to attempt it once (the owner's slot)."""
+    return _webhooks(owner) + ":asked"
+
+
+def webhook_runner(owner: str) -> str:
+    """The key's delivery run: the token of the job making its attempts (the owner's slot)."""
+    return _webhooks(owner) + ":runner"
+
+
+def webhook_gone(owner: str) -> str:
+    """The key's deleted games whose deliveries are being finished (the owner's slot)."""
+    return _webhooks(owner) + ":gone"

@@ -92,7 +92,7 @@ POLICIES: dict[str, Policy] = {
     "deleteWebhook": Policy(Who.KEY, changes=True),
     "listWebhookDeliveries": Policy(Who.KEY),
     "getWebhookDelivery": Policy(Who.KEY),
-    "retryWebhookDelivery": Policy(Who.KEY, changes=True),
+    "retryWebhookDelivery": Policy(Who.KEY, quotas=("redeliveries",), changes=True),
 }
 
 

@@ -74,6 +74,8 @@ class WebhookRules:
     allow_hosts: str = ""
     #: ``WEBHOOK_MAX_ENDPOINTS``: the most endpoints a key may have.
     max_endpoints: int = 10
+    #: ``WEBHOOK_MAX_PENDING``: the most deliveries one endpoint may have waiting.
+    max_pending: int = 10000
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from .. import background, live, records, steps
 from ..game import Game
 from ..steps import BotSettings, Setup, Step
 from ..store import GameNotFoundError, VersionConflictError
+from ..webhooks import deletion
 from .context import Context, Outcome
 from .runner import as_creation, commit
 
@@ -250,6 +251,8 @@ def delete(
     assert game is not None
     if game.status not in (Status.FINISHED, Status.ABORTED):
         raise NotDeletableError(game)
+    # Its events not yet delivered are recorded first, from its log: all are delivered.
+    deletion.before_delete(ctx.store, ctx.queue.connection, game.id, ctx.webhooks.max_pending)
     ctx.store.delete(game)
     forget(ctx, game)
     return Outcome(status=204)

@@ -64,5 +64,5 @@ def redeliver(
     owner = ctx.caller.require_key()
     endpoint_id, message_id = body["endpoint_id"], body["message_id"]
     delivery = delivery_of(ctx, owner, endpoint_id, message_id)
-    jobs.enqueue_redelivery(ctx.queue.connection, owner, endpoint_id, message_id)
+    jobs.ask_redelivery(hooks(ctx), ctx.queue.connection, owner, endpoint_id, message_id)
     return Outcome(status=202, value=delivery)

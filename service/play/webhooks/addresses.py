@@ -5,7 +5,10 @@ A URL is ``https://`` unless its host (or host:port) is among the operator's all
 hosts (``WEBHOOK_ALLOW_HOSTS``, for development and tests), which may also be ``http://``
 and loopback. Any other host must resolve only to public addresses: never loopback,
 private (RFC 1918, unique local), link-local, shared (CGNAT), multicast, reserved or
-unspecified, nor a cloud's metadata address (169.254.169.254, fd00:ec2::254). The
+unspecified, nor a cloud's metadata address (169.254.169.254, fd00:ec2::254); nor an
+IPv6 address that carries such an IPv4 address to it (IPv4-mapped and -compatible,
+6to4's 2002::/16, Teredo's 2001::/32, NAT64's 64:ff9b::/96). A URL has a port from 1 to
+65535 (or none), and no control character (CR, LF, ...) anywhere. The
 delivery then connects to the address that was checked, not to the name again, so a
 name that resolves elsewhere the second time (DNS rebinding) changes nothing.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
@@ -71,11 +75,39 @@ def resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
+#: NAT64's well-known prefix (RFC 6052): the IPv4 address in its last 32 bits.
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def embedded(ip: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
+    """The IPv4 address an IPv6 address carries traffic to, and the form that does
+    (IPv4-mapped, 6to4, Teredo's client, NAT64, IPv4-compatible); None if it carries none."""
+    if ip.ipv4_mapped is not None:
+        return "an IPv4-mapped address", ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return "a 6to4 address", ip.sixtofour
+    if ip.teredo is not None:
+        return "a Teredo address", ip.teredo[1]
+    last = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip in NAT64:
+        return "a NAT64 address", last
+    if int(ip) >> 32 == 0 and int(ip) > 1:  # ::a.b.c.d (deprecated, RFC 4291)
+        return "an IPv4-compatible address", last
+    return None
+
+
 def forbidden_reason(address: str) -> str | None:
     """Why the service never sends to ``address``, or None if it may."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address) and (carried := embedded(ip)) is not None:
+        form, inner = carried
+        reason = _reason(inner)
+        if reason is not None:
+            return f"{form} of {inner}, {reason}"
+    return _reason(ip)
+
+
+def _reason(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
     if ip in METADATA:
         return "a cloud metadata address"
     if ip.is_loopback:
@@ -92,6 +124,8 @@ def forbidden_reason(address: str) -> str | None:
 def _split(url: str) -> tuple[SplitResult, str, int]:
     if len(url) > MAX_URL_LENGTH:
         raise RefusedAddressError(f"the URL is longer than {MAX_URL_LENGTH} characters")
+    if any(unicodedata.category(c) == "Cc" for c in url):
+        raise RefusedAddressError("the URL must not hold a control character (CR, LF, tab, ...)")
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise RefusedAddressError("the URL must be https://host/path")
@@ -100,9 +134,13 @@ def _split(url: str) -> tuple[SplitResult, str, int]:
     if parts.fragment:
         raise RefusedAddressError("the URL must not have a #fragment")
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        port = parts.port
     except ValueError:
-        raise RefusedAddressError("the URL's port is not a number from 1 to 65535") from None
+        port = 0
+    if port is None:
+        port = 443 if parts.scheme == "https" else 80
+    elif not 1 <= port <= 65535:
+        raise RefusedAddressError("the URL's port is not a number from 1 to 65535")
     return parts, parts.hostname.lower(), port
 
 

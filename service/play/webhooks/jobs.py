@@ -1,40 +1,45 @@
-"""The webhooks' background jobs (on the queue of :mod:`.queueing`, run by
-``python -m service.worker``):
+"""The webhooks' background jobs, on the queue of :mod:`.queueing`, run by the webhook
+workers (``python -m service.worker --only-webhooks``), apart from the turn clocks and the
+computer players:
 
 - :func:`dispatch` turns what a game's event log gained since the last dispatch into one
   delivery per endpoint that asked for its type, queued per (endpoint, game) in the
-  log's order, and starts the delivery of a queue that was empty;
-- :func:`deliver` sends a queue's deliveries one after another, each only once the one
-  before it was delivered (or given up): on a failure it stops, and a job is scheduled
-  for the next attempt after the delay the retry schedule gives; past the schedule the
-  delivery is given up and the endpoint disabled, saying why;
-- :func:`redeliver` makes one more attempt of a delivery, asked for by the platform.
+  log's order (:func:`record`), and wakes its key's run;
+- :func:`run` is one job of a key's run (:mod:`.schedule`): it makes the key's attempts
+  due, one after another, for a turn. A queue's deliveries go one after another, each
+  only once the one before it was delivered (or given up): on a failure the queue is due
+  again after the delay the retry schedule gives; past the schedule the delivery is
+  given up and the endpoint disabled, saying why. A redelivery asked for by the
+  platform (:func:`ask_redelivery`) is one more attempt, made by the run too.
 
-Every attempt is recorded in its delivery (the delivery log of the API).
+Every attempt is recorded in its delivery (the delivery log of the API), and its time is
+charged to the key's cost budget (``key:<name>``, service/play/budget.py): a key whose
+budget is spent has its run put off until it is not.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
 from typing import Any
 
+import redis
 import rq
 
 from ..background import game_store, worker_settings
-from ..store import GameNotFoundError
-from .events import messages_of
-from .queueing import QUEUE_NAME, span
+from ..budget import Budget
+from . import deletion
+from .queueing import HookSettings, span
+from .recording import payer, queue_run, record, wake
+from .schedule import TURN_SECONDS, Runs
 from .sending import Attempt, send
-from .store import Message, WebhookStore
+from .store import WebhookStore
 
 log = logging.getLogger(__name__)
-#: How long one delivery job sends before it hands the rest of its queue to a new job.
-SLICE_SECONDS = 20.0
 #: The attempts a delivery keeps in its record (the latest).
 KEPT_ATTEMPTS = 25
-_OPTIONS: dict[str, Any] = {"result_ttl": 0, "failure_ttl": 24 * 3600, "retry": rq.Retry(max=5)}
+#: How soon a delivery of a deleted game is tried again (until it is given up).
+GONE_RETRY_SECONDS = 1.0
 
 
 def _hooks() -> WebhookStore:
@@ -42,74 +47,55 @@ def _hooks() -> WebhookStore:
     return WebhookStore(store.redis, store.ttl)
 
 
-def _queue() -> rq.Queue:
+def _connection() -> redis.Redis:
     current = rq.get_current_job()
     assert current is not None, "a webhooks job runs on a worker"
-    return rq.Queue(QUEUE_NAME, connection=current.connection)
+    return current.connection
 
 
 def dispatch(game_id: str) -> int:
     """Record the deliveries of what ``game_id``'s log gained since the last dispatch,
-    for every enabled endpoint of its owner; returns how many were recorded."""
+    for every enabled endpoint of its owner, and wake its run; returns how many were
+    recorded."""
     store = game_store()
     hooks = WebhookStore(store.redis, store.ttl)
-    settings = worker_settings().webhooks
-    while True:
-        try:
-            game = store.load(game_id)  # with the length its log had then
-        except GameNotFoundError:
-            return 0
-        owner = game.owner
-        if owner is None:
-            return 0
-        cursor = hooks.cursor(owner, game_id)
-        start = int(cursor or 0)
-        if cursor and start >= game.logged:
-            return 0
-        _, events = store.events(game_id, start)
-        events = events[: game.logged - start]  # the log as it was with the game read
-        messages = messages_of(game, events, start, created=not cursor, now=time.time())
-        endpoints = [e for e in hooks.endpoints(owner) if e.disabled_reason is None]
-        deliveries: dict[str, list[Message]] = {
-            e.id: [m for m in messages if m.type in e.events] for e in endpoints
-        }
-        deliveries = {k: v for k, v in deliveries.items() if v}
-        waited = hooks.dispatch(
-            owner, game_id, cursor, str(game.logged), deliveries, settings.max_pending
-        )
-        if waited is None:
-            continue  # another dispatch moved the cursor meanwhile: read on from it
-        for endpoint_id, before in zip(deliveries, waited, strict=True):
-            if before == -1:
-                hooks.disable(
-                    owner,
-                    endpoint_id,
-                    f"more than {settings.max_pending} deliveries were waiting: the "
-                    "endpoint was not taking them",
-                )
-            elif before == 0:
-                _start(owner, endpoint_id, game_id, deliveries[endpoint_id][0].id)
-        return sum(len(v) for v in deliveries.values())
+    owner, recorded = record(store, hooks, game_id, worker_settings().webhooks.max_pending)
+    if recorded and owner is not None:
+        wake(hooks, _connection(), owner)
+    return recorded
 
 
-def _start(owner: str, endpoint_id: str, game_id: str, message_id: str, delay: int = 0) -> None:
-    """Queue the job that delivers the head of the (endpoint, game) queue, now or in
-    ``delay`` seconds."""
-    job_id = _job_id("hook", endpoint_id, message_id)
-    args = (deliver, owner, endpoint_id, game_id)
-    description = f"webhooks of game {game_id} to {endpoint_id}"
-    if delay:
-        _queue().enqueue_in(
-            timedelta(seconds=delay), *args, job_id=job_id, description=description, **_OPTIONS
-        )
-    else:
-        _queue().enqueue(*args, job_id=job_id, description=description, **_OPTIONS)
-
-
-def _job_id(kind: str, endpoint_id: str, message_id: str) -> str:
-    """A job's id (rq takes letters, digits, _ and -: a message id's dots become _)."""
-    stamp = int(time.time() * 1000)
-    return f"{kind}-{endpoint_id}-{message_id.replace('.', '_')}-{stamp}"
+def run(owner: str, token: str) -> int:
+    """One job of ``owner``'s run: the attempts due, one after another, for a turn; then
+    the run's next job queued (or none, if nothing waits). Returns the attempts made."""
+    settings = worker_settings()
+    hooks = _hooks()
+    runs = Runs(hooks.client)
+    if not runs.claim(owner, token):
+        return 0  # another job holds the run now
+    budget = Budget(settings.budget_seconds)
+    started = time.monotonic()
+    wait = budget.wait(hooks.client, payer(owner), time.time())
+    made = 0
+    while not wait and time.monotonic() - started < TURN_SECONDS:
+        task = runs.take(owner, time.time())
+        if task is None:
+            break
+        kind, endpoint_id, name = task
+        if kind == "redo":
+            made += _redeliver(hooks, owner, endpoint_id, name, settings.webhooks)
+        elif endpoint_id == deletion.SWEEP:
+            deletion.sweep(game_store(), hooks, owner, name)
+        else:
+            made += _step(hooks, runs, owner, endpoint_id, name, settings.webhooks)
+    budget.charge(hooks.client, payer(owner), time.monotonic() - started, time.time())
+    now = time.time()
+    at = runs.next(owner, token, now, now + wait)
+    if at is not None:
+        queue_run(_connection(), owner, token, at - now)
+    if wait:
+        log.info("webhooks of %s put off %.0f s: its budget is spent", owner, wait)
+    return made
 
 
 def _attempted(delivery: dict[str, Any], attempt: Attempt, *, manual: bool) -> dict[str, Any]:
@@ -117,83 +103,101 @@ def _attempted(delivery: dict[str, Any], attempt: Attempt, *, manual: bool) -> d
     return {**delivery, "attempts": attempts[-KEPT_ATTEMPTS:]}
 
 
-def deliver(owner: str, endpoint_id: str, game_id: str) -> int:
-    """Send the (endpoint, game) queue's deliveries in order, until it is empty, one
-    fails, or the job's slice is over; returns how many were delivered."""
-    hooks = _hooks()
-    settings = worker_settings().webhooks
-    delivered = 0
-    ends = time.monotonic() + SLICE_SECONDS
-    while True:
-        endpoint = hooks.endpoint(owner, endpoint_id)
-        if endpoint is None:
-            hooks.drop_queue(owner, endpoint_id, game_id)  # deleted: nothing to send
-            return delivered
-        if endpoint.disabled_reason is not None:
-            return delivered  # its queue waits
-        delivery = hooks.head(owner, endpoint_id, game_id)
-        if delivery is None:
-            return delivered
-        if time.monotonic() >= ends:
-            _start(owner, endpoint_id, game_id, delivery["id"])
-            return delivered
-        attempt = send(
-            endpoint.url, endpoint.secret, delivery["id"], delivery["body"], allow=settings.allow
-        )
-        delivery = _attempted(delivery, attempt, manual=False)
-        if attempt.delivered:
-            delivery |= {"status": "succeeded", "next_attempt_at": None}
-            delivered += 1
-            if not hooks.settle(owner, endpoint_id, delivery, leaves=True):
-                return delivered
-            continue
-        failures = sum(1 for a in delivery["attempts"] if a["error"] and not a["manual"])
-        if failures <= len(settings.schedule):
-            delay = settings.schedule[failures - 1]
-            delivery["next_attempt_at"] = time.time() + delay
-            hooks.settle(owner, endpoint_id, delivery, leaves=False)
-            _start(owner, endpoint_id, game_id, delivery["id"], delay)
-            return delivered
-        delivery |= {"status": "failed", "next_attempt_at": None}
-        hooks.settle(owner, endpoint_id, delivery, leaves=True)
-        reason = (
-            f"the delivery {delivery['id']} failed {failures} attempts over "
-            f"{span(settings.schedule)} (the last: {attempt.error})"
-        )
-        hooks.disable(owner, endpoint_id, reason)
-        log.info("webhook endpoint %s of %s disabled: %s", endpoint_id, owner, reason)
-        return delivered
+def _step(
+    hooks: WebhookStore,
+    runs: Runs,
+    owner: str,
+    endpoint_id: str,
+    game_id: str,
+    settings: HookSettings,
+) -> int:
+    """One attempt of the head of the (endpoint, game) queue, and when the queue is due
+    next; returns the attempts made (0 or 1)."""
+    endpoint = hooks.endpoint(owner, endpoint_id)
+    gone = hooks.gone(owner, game_id)  # when a deleted game's deliveries are given up
+    if endpoint is None:
+        hooks.drop_queue(owner, endpoint_id, game_id)  # deleted: nothing to send
+        return 0
+    if gone is not None and (endpoint.disabled_reason is not None or time.time() >= gone):
+        runs.idle(owner, endpoint_id, game_id)  # the game's sweep gives it up
+        runs.due(owner, deletion.SWEEP, game_id, time.time())
+        return 0
+    if endpoint.disabled_reason is not None:
+        runs.idle(owner, endpoint_id, game_id)  # its queue waits
+        return 0
+    delivery = hooks.head(owner, endpoint_id, game_id)
+    if delivery is None:  # none waits, or the log dropped the head's record: pass it
+        head = hooks.queue(owner, endpoint_id, game_id)[:1]
+        hooks.settle(owner, endpoint_id, {"id": "".join(head), "game": game_id}, leaves=True)
+        return 0
+    attempt = send(
+        endpoint.url, endpoint.secret, delivery["id"], delivery["body"], allow=settings.allow
+    )
+    delivery = _attempted(delivery, attempt, manual=False)
+    now = time.time()
+    if attempt.delivered:
+        delivery |= {"status": "succeeded", "next_attempt_at": None}
+        if not hooks.settle(owner, endpoint_id, delivery, leaves=True, due=now) and gone:
+            runs.due(owner, deletion.SWEEP, game_id, now)  # its last queue may be done
+        return 1
+    failures = sum(1 for a in delivery["attempts"] if a["error"] and not a["manual"])
+    if gone is not None or failures <= len(settings.schedule):
+        delay = GONE_RETRY_SECONDS if gone is not None else settings.schedule[failures - 1]
+        delivery["next_attempt_at"] = now + delay
+        hooks.settle(owner, endpoint_id, delivery, leaves=False, due=now + delay)
+        return 1
+    delivery |= {"status": "failed", "next_attempt_at": None}
+    hooks.settle(owner, endpoint_id, delivery, leaves=True, due=now)
+    reason = (
+        f"the delivery {delivery['id']} failed {failures} attempts over "
+        f"{span(settings.schedule)} (the last: {attempt.error})"
+    )
+    hooks.disable(owner, endpoint_id, reason)
+    log.info("webhook endpoint %s of %s disabled: %s", endpoint_id, owner, reason)
+    return 1
 
 
-def redeliver(owner: str, endpoint_id: str, message_id: str) -> bool:
+def _redeliver(
+    hooks: WebhookStore, owner: str, endpoint_id: str, message_id: str, settings: HookSettings
+) -> int:
     """One more attempt of a delivery, asked for by the platform (also of one given up,
-    or to a disabled endpoint). Returns whether it was delivered."""
-    hooks = _hooks()
+    or to a disabled endpoint; not of a deleted game's). Returns the attempts made."""
     endpoint = hooks.endpoint(owner, endpoint_id)
     delivery = hooks.delivery(owner, endpoint_id, message_id)
-    if endpoint is None or delivery is None:
-        return False
-    settings = worker_settings().webhooks
+    if endpoint is None or delivery is None or delivery.get("game_deleted"):
+        return 0
     attempt = send(
         endpoint.url, endpoint.secret, delivery["id"], delivery["body"], allow=settings.allow
     )
     delivery = _attempted(delivery, attempt, manual=True)
     if attempt.delivered:
         delivery |= {"status": "succeeded", "next_attempt_at": None}
-    # Delivered, it leaves its queue if it heads it: the job scheduled for its retry
-    # then goes on with the next.
+    # Delivered, it leaves its queue if it heads it: the queue's next is due at once.
     hooks.settle(owner, endpoint_id, delivery, leaves=attempt.delivered)
-    return attempt.delivered
+    return 1
 
 
-def enqueue_redelivery(connection: Any, owner: str, endpoint_id: str, message_id: str) -> None:
-    """Queue :func:`redeliver` (for the API: a request never sends a webhook itself)."""
-    rq.Queue(QUEUE_NAME, connection=connection).enqueue(
-        redeliver,
-        owner,
-        endpoint_id,
-        message_id,
-        job_id=_job_id("hook-retry", endpoint_id, message_id),
-        description=f"webhook {message_id} again to {endpoint_id}",
-        **_OPTIONS,
-    )
+def ask_redelivery(
+    hooks: WebhookStore, connection: redis.Redis, owner: str, endpoint_id: str, message_id: str
+) -> bool:
+    """Ask for one more attempt of a delivery (for the API: a request never sends a
+    webhook itself), made by the key's run soon. Asked again within 10 s
+    (:data:`.schedule.REDO_SPACING_SECONDS`), it is not asked twice: False."""
+    if not Runs(hooks.client).ask(owner, endpoint_id, message_id, hooks.ttl):
+        return False
+    wake(hooks, connection, owner)
+    return True
+
+
+def deliver(owner: str, endpoint_id: str, game_id: str) -> int:
+    """A job queued before runs existed: the queue is due now, and its key's run woken."""
+    hooks = _hooks()
+    if hooks.queue(owner, endpoint_id, game_id):
+        Runs(hooks.client).due(owner, endpoint_id, game_id, time.time())
+        wake(hooks, _connection(), owner)
+    return 0
+
+
+def redeliver(owner: str, endpoint_id: str, message_id: str) -> bool:
+    """A job queued before runs existed: the redelivery asked of the key's run."""
+    return ask_redelivery(_hooks(), _connection(), owner, endpoint_id, message_id)

@@ -1,7 +1,8 @@
 """How webhooks reach the background workers: after every commit to a game that a
 service key with endpoints owns, a job on the webhooks' queue (:data:`QUEUE_NAME`)
 turns what the game's log gained into deliveries (:func:`.jobs.dispatch`); deliveries
-are made by further jobs on the same queue, never inside a request.
+are made by each key's run, further jobs on the same queue (:mod:`.schedule`), never
+inside a request. Only webhook workers take this queue.
 
 :class:`HookSettings` are the workers' webhook settings (``WEBHOOK_*``, service/config.py).
 """

@@ -15,6 +15,14 @@ Keys (all of a service key's in one Redis Cluster slot: its name in braces)::
     scopa:hooks:{<owner>}:q:<endpoint>:<game>  list: the game's message ids waiting to be
                                            delivered to the endpoint, oldest first
     scopa:hooks:{<owner>}:qs:<endpoint>    set: the games with such a queue
+    scopa:hooks:{<owner>}:due              sorted set: "<endpoint> <game>" for each such
+                                           queue, by when its head is due (ms)
+    scopa:hooks:{<owner>}:redo             sorted set: "<endpoint> <message>" for each
+                                           redelivery asked for and not yet attempted
+    scopa:hooks:{<owner>}:asked            sorted set: the same, by when last asked (ms)
+    scopa:hooks:{<owner>}:runner           string: the key's delivery run (schedule.py)
+    scopa:hooks:{<owner>}:gone             hash: game id -> when the deliveries of the
+                                           deleted game are given up (deletion.py)
 
 Every key but the endpoints expires ``ttl`` seconds (the games' TTL) after its last write.
 A delivery is the one record of a message sent to an endpoint: its id is the message's
@@ -25,7 +33,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -35,7 +43,9 @@ from ..connections import Client
 from ..keys import (
     webhook_cursors,
     webhook_deliveries,
+    webhook_due,
     webhook_endpoints,
+    webhook_gone,
     webhook_log,
     webhook_pending,
     webhook_queue,
@@ -44,6 +54,12 @@ from ..keys import (
 
 #: The deliveries each endpoint's log keeps (the oldest beyond it are dropped).
 LOG_LENGTH = 1000
+
+
+def member(endpoint_id: str, game_or_message: str) -> str:
+    """A queue's member of the due set ("<endpoint> <game>"), or a redelivery's of the
+    redo set ("<endpoint> <message>"): ids hold no space."""
+    return f"{endpoint_id} {game_or_message}"
 
 
 def new_endpoint_id() -> str:
@@ -105,16 +121,16 @@ class Message:
     body: str
 
 
-#: KEYS[1] the owner's cursor hash, KEYS[2] its pending counts; then for each endpoint
-#: KEYS[3+4i] its deliveries hash, KEYS[4+4i] its log, KEYS[5+4i] the game's queue,
-#: KEYS[6+4i] its set of queues.
+#: KEYS[1] the owner's cursor hash, KEYS[2] its pending counts, KEYS[3] its due set;
+#: then for each endpoint KEYS[4+4i] its deliveries hash, KEYS[5+4i] its log, KEYS[6+4i]
+#: the game's queue, KEYS[7+4i] its set of queues.
 #: ARGV[1] the game id, ARGV[2] the cursor the caller read ("" none), ARGV[3] the new
 #: cursor, ARGV[4] the TTL, ARGV[5] the most deliveries an endpoint may have waiting,
-#: ARGV[6] the log's length; then for each endpoint: its id, the
+#: ARGV[6] the log's length, ARGV[7] now (ms); then for each endpoint: its id, the
 #: number n of its deliveries, and n pairs (message id, delivery JSON).
 #: Writes only if the cursor is still ARGV[2] (else returns 0: another dispatch did it);
-#: then returns, per endpoint, the length its queue had before (-1: over the most
-#: waiting, nothing queued).
+#: a queue that was empty is due now; returns, per endpoint, the length its queue had
+#: before (-1: over the most waiting, nothing queued).
 _DISPATCH = """
 local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 if current ~= ARGV[2] then
@@ -123,12 +139,12 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 local result = {}
-local at = 7
+local at = 8
 local index = 0
 while at <= #ARGV do
   local endpoint = ARGV[at]
   local count = tonumber(ARGV[at + 1])
-  local base = 3 + 4 * index
+  local base = 4 + 4 * index
   local waiting = tonumber(redis.call('HGET', KEYS[2], endpoint) or '0')
   if waiting + count > tonumber(ARGV[5]) then
     table.insert(result, -1)
@@ -143,6 +159,10 @@ while at <= #ARGV do
     if count > 0 then
       redis.call('HINCRBY', KEYS[2], endpoint, count)
       redis.call('SADD', KEYS[base + 3], ARGV[1])
+      if before == 0 then
+        redis.call('ZADD', KEYS[3], 'NX', ARGV[7], endpoint .. ' ' .. ARGV[1])
+        redis.call('EXPIRE', KEYS[3], ARGV[4])
+      end
       local dropped = redis.call('ZRANGE', KEYS[base + 1], 0, -tonumber(ARGV[6]) - 1)
       if #dropped > 0 then
         redis.call('ZREM', KEYS[base + 1], unpack(dropped))
@@ -162,25 +182,48 @@ return result
 """
 
 #: KEYS[1] the deliveries hash, KEYS[2] the game's queue, KEYS[3] the pending counts,
-#: KEYS[4] the set of queues. ARGV[1] the message id, ARGV[2] the delivery (JSON) after
-#: its last attempt, ARGV[3] "1" if it leaves the queue (delivered, or given up),
-#: ARGV[4] the endpoint id, ARGV[5] the game id, ARGV[6] the TTL.
+#: KEYS[4] the set of queues, KEYS[5] the due set. ARGV[1] the message id, ARGV[2] the
+#: delivery (JSON) after its last attempt, ARGV[3] "1" if it leaves the queue (delivered,
+#: or given up), ARGV[4] the endpoint id, ARGV[5] the game id, ARGV[6] the TTL, ARGV[7]
+#: when the queue's head is due next (ms), ARGV[8] "1" if that holds whether or not the
+#: delivery left the head (an attempt of the run's; a redelivery's moves it only if so).
 #: Stores the delivery (if it still exists: a log that dropped it, or an endpoint
-#: deleted, keeps it gone); takes it off the head of the queue; returns how many wait.
+#: deleted, keeps it gone); takes it off the head of the queue; the queue is due at
+#: ARGV[7], or no more if empty; returns how many wait.
 _SETTLE = """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
   redis.call('EXPIRE', KEYS[1], ARGV[6])
 end
+local popped = false
 if ARGV[3] == '1' and redis.call('LINDEX', KEYS[2], 0) == ARGV[1] then
   redis.call('LPOP', KEYS[2])
+  popped = true
   if redis.call('HINCRBY', KEYS[3], ARGV[4], -1) <= 0 then
     redis.call('HDEL', KEYS[3], ARGV[4])
   end
 end
 local left = redis.call('LLEN', KEYS[2])
+local due = ARGV[4] .. ' ' .. ARGV[5]
 if left == 0 then
   redis.call('SREM', KEYS[4], ARGV[5])
+  redis.call('ZREM', KEYS[5], due)
+elseif popped or ARGV[8] == '1' then
+  redis.call('ZADD', KEYS[5], ARGV[7], due)
+  redis.call('EXPIRE', KEYS[5], ARGV[6])
+end
+return left
+"""
+
+#: KEYS[1] the game's queue, KEYS[2] the set of queues, KEYS[3] the due set, KEYS[4] the
+#: pending counts. ARGV[1] the endpoint id, ARGV[2] the game id.
+_DROP = """
+local left = redis.call('LLEN', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[1] .. ' ' .. ARGV[2])
+if left > 0 and redis.call('HINCRBY', KEYS[4], ARGV[1], -left) <= 0 then
+  redis.call('HDEL', KEYS[4], ARGV[1])
 end
 return left
 """
@@ -194,6 +237,7 @@ class WebhookStore:
         self.ttl = ttl_seconds
         self._dispatch = client.register_script(_DISPATCH)
         self._settle = client.register_script(_SETTLE)
+        self._drop = client.register_script(_DROP)
 
     # -- endpoints --------------------------------------------------------------------
 
@@ -272,8 +316,16 @@ class WebhookStore:
         Returns, per endpoint in order, how many of the game's deliveries waited before
         (-1: the endpoint has ``most_pending`` waiting, and got none)."""
         now = time.time()
-        keys = [webhook_cursors(owner), webhook_pending(owner)]
-        args: list[Any] = [game_id, expected, cursor, self.ttl, most_pending, LOG_LENGTH]
+        keys = [webhook_cursors(owner), webhook_pending(owner), webhook_due(owner)]
+        args: list[Any] = [
+            game_id,
+            expected,
+            cursor,
+            self.ttl,
+            most_pending,
+            LOG_LENGTH,
+            int(now * 1000),
+        ]
         for endpoint_id, messages in deliveries.items():
             keys += [
                 webhook_deliveries(owner, endpoint_id),
@@ -301,16 +353,25 @@ class WebhookStore:
         return None if raw is None else dict(orjson.loads(raw))
 
     def settle(
-        self, owner: str, endpoint_id: str, delivery: dict[str, Any], *, leaves: bool
+        self,
+        owner: str,
+        endpoint_id: str,
+        delivery: dict[str, Any],
+        *,
+        leaves: bool,
+        due: float | None = None,
     ) -> int:
         """Store ``delivery`` after an attempt, and take it off its queue if it
-        ``leaves`` it (delivered, or given up). Returns how many of its game's wait."""
+        ``leaves`` it (delivered, or given up). The queue's head is due next at ``due``
+        (UNIX time; None: now, and only if ``delivery`` left the head: a redelivery's
+        attempt keeps the run's schedule). Returns how many of its game's wait."""
         game_id = delivery["game"]
         keys = [
             webhook_deliveries(owner, endpoint_id),
             webhook_queue(owner, endpoint_id, game_id),
             webhook_pending(owner),
             webhook_queues(owner, endpoint_id),
+            webhook_due(owner),
         ]
         args = [
             delivery["id"],
@@ -319,12 +380,65 @@ class WebhookStore:
             endpoint_id,
             game_id,
             self.ttl,
+            int((time.time() if due is None else due) * 1000),
+            "0" if due is None else "1",
         ]
         return int(self._settle(keys=keys, args=args))
 
     def drop_queue(self, owner: str, endpoint_id: str, game_id: str) -> None:
-        """Forget what waits in the game's queue (its endpoint is gone)."""
-        self.client.delete(webhook_queue(owner, endpoint_id, game_id))
+        """Forget what waits in the game's queue (its endpoint is gone, or its game)."""
+        keys = [
+            webhook_queue(owner, endpoint_id, game_id),
+            webhook_queues(owner, endpoint_id),
+            webhook_due(owner),
+            webhook_pending(owner),
+        ]
+        self._drop(keys=keys, args=[endpoint_id, game_id])
+
+    def queue(self, owner: str, endpoint_id: str, game_id: str) -> list[str]:
+        """The ids of the messages waiting in the game's queue to the endpoint."""
+        return [
+            str(m) for m in self.client.lrange(webhook_queue(owner, endpoint_id, game_id), 0, -1)
+        ]
+
+    def rewrite_deliveries(
+        self,
+        owner: str,
+        endpoint_id: str,
+        match: str,
+        rewrite: Callable[[dict[str, Any]], dict[str, Any]],
+    ) -> int:
+        """Replace each of the endpoint's deliveries whose message id matches the glob
+        ``match`` with what ``rewrite`` makes of it; returns how many."""
+        key = webhook_deliveries(owner, endpoint_id)
+        found = 0
+        for message_id, raw in self.client.hscan_iter(key, match=match, count=200):
+            self.client.hset(key, message_id, orjson.dumps(rewrite(orjson.loads(raw))))
+            found += 1
+        return found
+
+    # -- deleted games ----------------------------------------------------------------
+
+    def gone(self, owner: str, game_id: str) -> float | None:
+        """Until when a deleted game's deliveries are tried (None: it is not deleted)."""
+        raw = self.client.hget(webhook_gone(owner), game_id)
+        return None if raw is None else float(raw)
+
+    def mark_gone(self, owner: str, game_id: str, until: float) -> None:
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hset(webhook_gone(owner), game_id, until)
+            pipe.expire(webhook_gone(owner), self.ttl)
+            pipe.execute()
+
+    def not_gone(self, owner: str, game_id: str) -> None:
+        self.client.hdel(webhook_gone(owner), game_id)
+
+    def forget_game(self, owner: str, game_id: str) -> None:
+        """Forget how far the game's log was dispatched, and that it was deleted."""
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hdel(webhook_cursors(owner), game_id)
+            pipe.hdel(webhook_gone(owner), game_id)
+            pipe.execute()
 
     def deliveries(
         self, owner: str, endpoint_id: str, *, before: int | None = None, limit: int = 50

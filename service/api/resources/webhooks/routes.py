@@ -104,7 +104,7 @@ class Webhooks(MethodView):
         The events of the key's games, of the types asked for, are POSTed to the URL as
         JSON, signed as the Standard Webhooks specification says (headers `webhook-id`,
         `webhook-timestamp`, `webhook-signature`), in order per game, by the background
-        workers; a delivery not answered 2xx within 5 s is tried again on the retry
+        workers; a delivery not answered 2xx within 10 s is tried again on the retry
         schedule (docs/platforms.md). The answer holds the endpoint's signing `secret`,
         shown only here."""
         reply = execute("createWebhook", None, body, _created)
@@ -211,9 +211,10 @@ class DeliveryRetry(MethodView):
     def post(self, endpoint_id: str, message_id: str) -> Any:
         """Send a delivery again
 
-        One more attempt, by a background worker, soon: also of a delivery that failed,
-        and to a disabled endpoint (to check that it works again). The same `webhook-id`
-        as before. Answers the delivery as it is now; its log shows the attempt
+        One more attempt, by a webhook worker, soon: also of a delivery that failed,
+        and to a disabled endpoint (to check that it works again); not of a deleted
+        game's. The same `webhook-id` as before. Asked again within 10 s, the delivery is
+        attempted once. Answers the delivery as it is now; its log shows the attempt
         (`manual`) once made."""
         asked = {"endpoint_id": endpoint_id, "message_id": message_id}
         reply = execute("retryWebhookDelivery", None, asked, lambda o: _delivery(o.value))

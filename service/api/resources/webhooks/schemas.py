@@ -100,7 +100,7 @@ class AttemptSchema(ResponseSchema):
         allow_none=True,
         metadata={
             "description": "Why the attempt failed (null: delivered), e.g. `answered HTTP "
-            "500`, `no answer within 5 s`, `could not connect`, `refused: ... is a loopback "
+            "500`, `no whole answer within 10 s`, `could not connect`, `refused: ... is a loopback "
             "address`."
         },
     )

@@ -1,0 +1,94 @@
+"""A game's events recorded as deliveries (:func:`record`: by the dispatch job after a
+commit, and by :func:`.deletion.before_delete` before the game is deleted), and a key's
+run woken to make them (:func:`wake`, :mod:`.schedule`). No Flask, no worker needed:
+the API calls these too."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+from typing import Any
+
+import redis
+import rq
+
+from ..store import GameNotFoundError, GameStore
+from .events import messages_of
+from .queueing import queue_for
+from .schedule import Runs
+from .store import Message, WebhookStore
+
+#: The job of a key's run (service/play/webhooks/jobs.py), named: this module is below it.
+RUN_JOB = "service.play.webhooks.jobs.run"
+_OPTIONS: dict[str, Any] = {"result_ttl": 0, "failure_ttl": 24 * 3600, "retry": rq.Retry(max=5)}
+
+
+def payer(owner: str) -> str:
+    """Whom a key's deliveries are charged to: the key, as its requests are
+    (service/api/ratelimit.py ``identity()``: ``key:<name>``)."""
+    return f"key:{owner}"
+
+
+def wake(hooks: WebhookStore, connection: redis.Redis, owner: str) -> None:
+    """Queue a job of ``owner``'s run (on the job queue's ``connection``) unless its run
+    is on already."""
+    token = Runs(hooks.client).wake(owner, time.time())
+    if token is not None:
+        queue_run(connection, owner, token, 0.0)
+
+
+def queue_run(connection: redis.Redis, owner: str, token: str, delay: float) -> None:
+    """Queue the job of ``owner``'s run that holds ``token``, in ``delay`` seconds."""
+    options = {
+        **_OPTIONS,
+        "job_id": f"hooks-run-{token}-{int(time.time() * 1000)}",
+        "description": "webhook deliveries of a key",
+    }
+    queue = queue_for(connection)
+    if delay > 0:
+        queue.enqueue_in(timedelta(seconds=delay), RUN_JOB, owner, token, **options)
+    else:
+        queue.enqueue(RUN_JOB, owner, token, **options)
+
+
+def record(
+    store: GameStore, hooks: WebhookStore, game_id: str, max_pending: int
+) -> tuple[str | None, int]:
+    """Record the deliveries of what ``game_id``'s log gained since the last dispatch,
+    for every enabled endpoint of its owner (a queue that was empty is due at once);
+    returns its owner and how many were recorded."""
+    while True:
+        try:
+            game = store.load(game_id)  # with the length its log had then
+        except GameNotFoundError:
+            return None, 0
+        owner = game.owner
+        if owner is None:
+            return None, 0
+        cursor = hooks.cursor(owner, game_id)
+        start = int(cursor or 0)
+        if cursor and start >= game.logged:
+            return owner, 0
+        _, events = store.events(game_id, start)
+        events = events[: game.logged - start]  # the log as it was with the game read
+        messages = messages_of(game, events, start, created=not cursor, now=time.time())
+        endpoints = [e for e in hooks.endpoints(owner) if e.disabled_reason is None]
+        deliveries: dict[str, list[Message]] = {
+            e.id: [m for m in messages if m.type in e.events] for e in endpoints
+        }
+        deliveries = {k: v for k, v in deliveries.items() if v}
+        waited = hooks.dispatch(owner, game_id, cursor, str(game.logged), deliveries, max_pending)
+        if waited is None:
+            continue  # another dispatch moved the cursor meanwhile: read on from it
+        recorded = 0
+        for (endpoint_id, messages), before in zip(deliveries.items(), waited, strict=True):
+            if before == -1:
+                hooks.disable(
+                    owner,
+                    endpoint_id,
+                    f"more than {max_pending} deliveries were waiting: the endpoint was "
+                    "not taking them",
+                )
+            else:
+                recorded += len(messages)
+        return owner, recorded

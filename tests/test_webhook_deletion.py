@@ -1,0 +1,114 @@
+"""A deleted game's webhooks (docs/platforms.md, "A deleted game's deliveries"): every
+event before the DELETE is delivered, its abort included, in order; then nothing of the
+game is left in Redis, and the delivery log keeps no player id nor metadata of it."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import redis
+from flask import Flask
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from service.play.webhooks.events import EVENT_TYPES
+from tests.live import free_port
+
+ACME = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+KEY = {"Authorization": f"Bearer {ACME}"}
+SEATS = {
+    "seats": [{"name": "Ana", "player_id": "u-ana-7"}, {"name": "Bo", "player_id": "u-bo-8"}],
+    "metadata": {"tournament": "t-secret-9"},
+}
+
+
+def wait_for(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
+    deadline = time.monotonic() + seconds
+    while not (found := predicate()):
+        assert time.monotonic() < deadline, f"{what}: not within {seconds:g} s"
+        time.sleep(0.05)
+    return found
+
+
+def test_a_game_aborted_then_deleted_at_once_has_every_event_delivered_then_nothing_left(
+    make_app: Callable[..., Flask],
+    redis_url: str,
+    start_worker: Callable[..., subprocess.Popen[bytes]],
+) -> None:
+    """Abort, then DELETE straight away: the endpoint that answers gets every event of
+    the game in order, `game.aborted` last; the one whose receiver is down has its
+    deliveries tried for a few seconds, then given up. 30 s after the 204, no Redis key
+    names the game, and neither endpoint's delivery log holds its player ids, names or
+    metadata (each delivery is still listed, with its status)."""
+    received: list[dict[str, Any]] = []
+
+    def handle(request: Request) -> Response:
+        received.append(orjson.loads(request.get_data()))
+        return Response("seen u-ana-7")  # (an answer that echoes what it was sent)
+
+    good = HTTPServer(host="127.0.0.1", port=free_port())
+    good.expect_request("/hook", method="POST").respond_with_handler(handle)
+    good.start()
+    down = free_port()  # nothing listens there
+    allow = f"127.0.0.1:{good.port},127.0.0.1:{down}"
+    app = make_app(REDIS_URL=redis_url, SERVICE_KEYS=f"acme={ACME}", WEBHOOK_ALLOW_HOSTS=allow)
+    client = app.test_client()
+    endpoints = []
+    for url in (good.url_for("/hook"), f"http://127.0.0.1:{down}/hook"):
+        made = client.post("/v1/webhooks", json={"url": url, "events": EVENT_TYPES}, headers=KEY)
+        assert made.status_code == 201
+        endpoints.append(made.get_json()["id"])
+    start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE="3600")
+    game_id = client.post("/v1/games", json=SEATS, headers=KEY).get_json()["id"]
+    # The down endpoint's first delivery failed: its next attempt is an hour away.
+    wait_for(
+        lambda: any(
+            d["attempts"]
+            for d in client.get(f"/v1/webhooks/{endpoints[1]}/deliveries", headers=KEY).get_json()[
+                "deliveries"
+            ]
+        ),
+        30,
+        "the first attempt to the endpoint that is down",
+    )
+    aborted = client.post(f"/v1/games/{game_id}/abort", json={"reason": "test"}, headers=KEY)
+    assert aborted.status_code == 200, aborted.get_json()
+    assert client.delete(f"/v1/games/{game_id}", headers=KEY).status_code == 204
+    deleted = time.monotonic()
+    kinds = wait_for(
+        lambda: (found := [e["type"] for e in received]) and found[-1] == "game.aborted" and found,
+        10,
+        "game.aborted delivered",
+    )
+    assert kinds[0] == "game.created" and kinds.count("game.aborted") == 1
+    ids = [e["id"] for e in received]
+    assert ids == sorted(
+        ids, key=lambda i: (-1, 0) if i.endswith(".created") else (int(i.split(".")[1]), 0)
+    )
+    with redis.Redis.from_url(redis_url) as connection:
+        wait_for(
+            lambda: not list(connection.scan_iter(match=f"*{game_id}*")),
+            30 - (time.monotonic() - deleted),
+            "no Redis key naming the game",
+        )
+        values = b"".join(
+            orjson.dumps({k.decode(): v.decode() for k, v in connection.hgetall(k).items()})
+            for k in connection.scan_iter(match="scopa:hooks:*")
+            if connection.type(k) == b"hash"
+        )
+    for secret in (b"u-ana-7", b"u-bo-8", b"t-secret-9", b"Ana"):
+        assert secret not in values, secret
+    for endpoint_id, status in zip(endpoints, ("succeeded", "failed"), strict=True):
+        log = client.get(f"/v1/webhooks/{endpoint_id}/deliveries", headers=KEY).get_json()
+        shown = [d for d in log["deliveries"] if d["game"] == game_id]
+        assert {d["type"] for d in shown} >= {"game.created", "game.aborted"}
+        assert {d["status"] for d in shown} == {status}
+        text = orjson.dumps(shown)
+        assert b"u-ana-7" not in text and b"t-secret-9" not in text and b"Ana" not in text
+        assert all(d["payload"]["data"] == {"game": {"id": game_id}} for d in shown)
+    good.clear()
+    good.stop()
