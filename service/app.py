@@ -14,6 +14,7 @@ from . import config as settings
 from .api import (
     bodies,
     breaker,
+    changelog,
     commands,
     compression,
     cors,
@@ -59,14 +60,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(settings.from_env())
     app.config.update(
         API_TITLE="Scopa",
-        API_VERSION="1.0.0",
+        API_VERSION=changelog.VERSION,
         OPENAPI_VERSION="3.1.0",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         **docs_ui.settings(),
         API_SPEC_OPTIONS={
             "info": {
-                "description": API_DESCRIPTION,
+                "description": API_DESCRIPTION + "\n## Changes\n\n" + changelog.markdown(),
                 "license": {"name": "Apache 2.0", "identifier": "Apache-2.0"},  # LICENSE
             },
             "servers": [{"url": "/", "description": "The service that serves this document"}],

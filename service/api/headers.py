@@ -5,14 +5,11 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import marshmallow as ma
 from flask import Response, request
 
-from ..play import Answer, IdempotentRequest
-from ..play.idempotency import JOIN_SLOTS, MIN_CREATION_KEY_LENGTH, move_slot
-from .context import server_secret
+from ..play.idempotency import MIN_CREATION_KEY_LENGTH
 from .problems import Problem, ProblemType, etag
 
 IDEMPOTENCY_KEY = "Idempotency-Key"
@@ -54,8 +51,10 @@ IDEMPOTENCY_KEY_PARAMETER = {
 }
 CREATION_KEY_PARAMETER = {
     **IDEMPOTENCY_KEY_PARAMETER,
-    "description": f"A unique key for this creation: use a UUID ({MIN_CREATION_KEY_LENGTH} to "
-    "255 visible ASCII characters; a shorter key is refused with 422). " + _KEY_DOC,
+    "description": f"A unique key for this request: use a UUID ({MIN_CREATION_KEY_LENGTH} to "
+    "255 visible ASCII characters; a shorter key is refused with 422). " + _KEY_DOC + " The "
+    "key is the caller's own: a service key's, or, without a key, the client network's (the "
+    "one its rate limits count); another caller sending it makes another request.",
     "schema": {"type": "string", "minLength": MIN_CREATION_KEY_LENGTH, "maxLength": 255},
 }
 REPLAYED = {
@@ -164,41 +163,3 @@ def idempotency_key(shortest: int = 1) -> str | None:
 def operation() -> str:
     """What, besides its body, makes two requests the same: the method and the path."""
     return f"{request.method} {request.path}"
-
-
-def _idempotent(
-    scope: str, body: Any, shortest: int = 1, slots: tuple[str, ...] | None = None
-) -> IdempotentRequest | None:
-    """The request in ``scope``, kept in ``slots``, if it carries an Idempotency-Key of
-    ``shortest`` characters or more."""
-    key = idempotency_key(shortest)
-    if key is None:
-        return None
-    return IdempotentRequest.of(server_secret(), scope, key, operation(), body, slots)
-
-
-def creation_request(body: Any) -> IdempotentRequest | None:
-    """The creation's idempotent request, if it carries an Idempotency-Key."""
-    return _idempotent("create", body, MIN_CREATION_KEY_LENGTH)
-
-
-def round_request(owner: str, body: Any) -> IdempotentRequest | None:
-    """A bulk creation's idempotent request (the service key ``owner``'s), if it carries
-    an Idempotency-Key."""
-    return _idempotent(f"bulk:{owner}", body, MIN_CREATION_KEY_LENGTH)
-
-
-def join_request(body: Any) -> IdempotentRequest | None:
-    """A join's idempotent request, if it carries an Idempotency-Key (its answer holds a
-    token: the key must be as long as a creation's)."""
-    return _idempotent("join", body, MIN_CREATION_KEY_LENGTH, JOIN_SLOTS)
-
-
-def move_request(seat: int, body: Any) -> IdempotentRequest | None:
-    """A seat's move's idempotent request, if it carries an Idempotency-Key."""
-    return _idempotent(f"seat{seat}", body, slots=(move_slot(seat),))
-
-
-def replayed(answer: Answer) -> tuple[dict[str, Any], int, dict[str, str]]:
-    """An answer sent again for a retried request."""
-    return answer.body, answer.status, {**etag(answer.version), "Idempotent-Replayed": "true"}

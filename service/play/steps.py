@@ -341,7 +341,8 @@ def rotate_join_code(game: Game, seat: int, secret: bytes) -> tuple[Step, str]:
 
 
 def leave(game: Game, seat: int) -> Step:
-    """``seat`` leaves before the match starts: it is open again, its token void."""
+    """``seat`` leaves before the match starts: it is open again, its token void, its
+    player id gone with it."""
     game.check_live()
     lobby = game.lobby
     if lobby is None:
@@ -351,8 +352,14 @@ def leave(game: Game, seat: int) -> Step:
     hashes = list(game.token_hashes)
     hashes[seat] = None
     events: list[Event] = [{"type": EventKind.SEAT_LEFT, "seat": seat}]
+    players = list(game.player_ids)
+    if seat < len(players):  # its player id leaves with its holder
+        players[seat] = None
     left = replace(
-        _next(game, events), token_hashes=tuple(hashes), lobby=replace(lobby, names=tuple(names))
+        _next(game, events),
+        token_hashes=tuple(hashes),
+        lobby=replace(lobby, names=tuple(names)),
+        player_ids=tuple(players) if any(players) else (),
     )
     return Step(left, events)
 

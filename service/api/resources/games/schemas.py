@@ -858,11 +858,13 @@ class RematchSchema(ResponseSchema):
     id = fields.String(metadata={"description": "The rematch's game id."})
     seat = Integer(metadata={"description": "Your seat there: the same as in this match."})
     token = fields.String(
+        allow_none=True,
         metadata={
             "description": "Your seat's token for the rematch. Every seat of the finished "
             "match gets its own by asking here with its token for that match; asking again "
-            "gives the same one."
-        }
+            "gives the same one. Null for a seat that had no token (an imported game's: "
+            "its service key acts for it with `X-Seat`)."
+        },
     )
     state = fields.Nested(GameViewSchema, metadata={"description": "Your view of the rematch."})
 

@@ -108,7 +108,7 @@ class Export(MethodView):
         as are games gone (`GAME_TTL_SECONDS` after their last change)."""
         owner = require_key()
         player = query.get("player_id")
-        key = keys.listing(owner, player)
+        key = keys.listing(owner, player, over=True)  # (only its games that are over)
         walk = store().index.walk(
             key, newest_ms=_ms(query.get("until"), -1), oldest_ms=_ms(query.get("since"), 0)
         )

@@ -1,0 +1,48 @@
+"""The contract's changes, newest first: the spec's description ends with them (its
+``info.version`` is the newest's), and docs/api.md's "Changes to the contract" lists the
+same (tests/test_openapi.py checks both)."""
+
+from __future__ import annotations
+
+#: (version, what changed for clients), newest first.
+CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "1.1.0",
+        (
+            "An `Idempotency-Key` of `createGame` and `joinGame` is the caller's own: a "
+            "service key's keys are its own, and without a key they are scoped to the "
+            "client's network (the one its rate limits count). The same key from another "
+            "caller is another request: it never gets the first caller's answer or tokens.",
+            "`importGame` counts against the `creations` quota (429 past it).",
+            "`exportGames`, `listGames` and `getGameRecord` hold part of the cost budget "
+            "before they run, and are refused (429) while it is spent; an export reads its "
+            "key's index of games that are over.",
+            "`rematchGame`: `token` is null for a seat that had no token (an imported "
+            "game's: its key acts for it with `X-Seat`).",
+            "`retryWebhookDelivery` counts against the `redeliveries` quota (429 past it), "
+            "and a delivery asked for again within 10 s is attempted once.",
+            "Names, metadata values and abort reasons are refused (422) with a control, "
+            "bidirectional, zero-width or other invisible character, in every operation "
+            "that takes them (`importGame` included).",
+            "Webhook URLs are refused (422) at a 6to4, Teredo, NAT64 or IPv4-mapped "
+            "address that embeds a refused IPv4 address, at port 0, or with a control "
+            "character.",
+            "A player's `player_id` leaves with them: a seat left and taken again shows "
+            "no `player_id`, and the key's listing by that id no longer lists the game.",
+        ),
+    ),
+    ("1.0.0", ("The first version of the contract.",)),
+)
+
+#: The contract's version: the newest change's.
+VERSION = CHANGES[0][0]
+
+
+def markdown() -> str:
+    """The changes as Markdown: a list per version, newest first."""
+    lines: list[str] = []
+    for version, changes in CHANGES:
+        lines += [f"**{version}**", ""]
+        lines += [f"- {change}" for change in changes]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
