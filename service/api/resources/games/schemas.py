@@ -10,7 +10,7 @@ from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
 from ....engine.variants.cirulla import CaptureKind
 from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
-from ...fast_load import FastLoadSchema
+
 from ...fields import (
     AbortReason,
     Boolean,
@@ -217,7 +217,7 @@ class CreateGameSchema(StrictSchema):
             )
 
 
-class MoveRequestSchema(FastLoadSchema):
+class MoveRequestSchema(StrictSchema):
     card = Card(required=True, metadata={"description": "The card to play, from your hand."})
     capture = Cards(
         "The table cards it takes; `[]` lays the card. May be left out when the card has "
@@ -232,7 +232,7 @@ class MoveRequestSchema(FastLoadSchema):
     )
 
 
-class DeclarationRequestSchema(FastLoadSchema):
+class DeclarationRequestSchema(StrictSchema):
     declare = DeclarationKindField(required=True)
     matta_as = MattaAs(
         "The value the `7C` takes, 1-10, when it is among your three cards (C3.2); leave "
