@@ -10,7 +10,6 @@ from ....engine import VARIANTS, EventKind, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
 from ....engine.variants.cirulla import CaptureKind
 from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
-
 from ...fields import (
     AbortReason,
     Boolean,
