@@ -14,10 +14,12 @@ slow connection costs a file descriptor and its bytes, never a thread. Its deadl
   kept-alive one is;
 - a request must be whole within CLIENT_TIMEOUT_SECONDS (10) of its first byte, else it
   is answered 408 (a problem) and the connection closed;
-- a head past 32 KiB is answered 431; and the requests a worker is reading hold at most
-  REQUEST_BUFFER_BYTES (64 MiB) together: the read that would pass it is answered 503;
+- a head past 32 KiB is answered 431; a body past MAX_BODY_BYTES (a length announced
+  past it, or chunks read so far past it) is answered 413 from what is read, its rest
+  never read; and the requests a worker is reading hold at most REQUEST_BUFFER_BYTES
+  (64 MiB) together: the read that would pass it is answered 503;
 - a thread's write to a client that does not read (and a read the thread still makes,
-  for a request handed over unread: not valid HTTP, or past MAX_BODY_BYTES) fails after
+  for a request handed over unread: one that is not valid HTTP) fails after
   CLIENT_TIMEOUT_SECONDS (SO_SNDTIMEO, SO_RCVTIMEO), and the connection is closed.
 
 Closing. gthread closes a connection it will not keep alive as RFC 9112 section 9.6 says
@@ -180,19 +182,16 @@ class ProblemThreadWorker(ThreadWorker):
             RequestBuffer(self.cfg, conn.client, self.max_body),
             time.monotonic() + self.cfg.keepalive,
         )
-        ahead = conn.parser.unreader.take_buffered() if conn.parser is not None else b""
-        if ahead:
-            reading.deadline = time.monotonic() + self.client_timeout
-            if reading.buffer.feed(ahead):
-                self._hand_over(reading)
-                return
         conn.sock.setblocking(False)
         self.reading[conn.sock] = reading
-        self.buffered += len(reading.buffer.data)
         self._expire_at(reading, reading.deadline)
         self.poller.register(
             conn.sock, selectors.EVENT_READ, partial(self.on_request_bytes, reading)
         )
+        ahead = conn.parser.unreader.take_buffered() if conn.parser is not None else b""
+        if ahead:
+            self._expire_at(reading, time.monotonic() + self.client_timeout)
+            self._take(reading, ahead)
 
     def on_request_bytes(self, reading: _Reading, sock: socket.socket) -> None:
         """Bytes of a request (or the client gone): buffered; a thread once whole."""
@@ -210,10 +209,17 @@ class ProblemThreadWorker(ThreadWorker):
         if self.buffered + len(data) > self.buffer_budget:
             self._drop(reading, self._over_budget())
             return
+        self._take(reading, data)
+
+    def _take(self, reading: _Reading, data: bytes) -> None:
+        """Bytes of a request, buffered: a thread once whole, refused once they must be."""
         self.buffered += len(data)
         whole = reading.buffer.feed(data)
         if reading.buffer.too_large:
             self._drop(reading, self._head_too_large())
+            return
+        if reading.buffer.refused:
+            self._drop(reading, self._body_too_large(reading.buffer.refused))
             return
         if not whole:
             if reading.buffer.expects_continue and not reading.continued:
@@ -221,7 +227,7 @@ class ProblemThreadWorker(ThreadWorker):
                 # 100 once the thread has the request: a second interim answer, which
                 # HTTP allows any number of, RFC 9110 section 15.2.)
                 reading.continued = True
-                self._send(sock, b"HTTP/1.1 100 Continue\r\n\r\n")
+                self._send(reading.conn.sock, b"HTTP/1.1 100 Continue\r\n\r\n")
             return
         self._forget(reading)
         self._hand_over(reading)
@@ -334,6 +340,10 @@ class ProblemThreadWorker(ThreadWorker):
             f"{MAX_HEAD_BYTES // 1024} KiB, and was not read. Send fewer or shorter "
             "header fields.",
         )
+
+    @staticmethod
+    def _body_too_large(why: str) -> bytes:
+        return problem_bytes(413, "Request Entity Too Large", why)
 
     def _over_budget(self) -> bytes:
         self.log.warning(

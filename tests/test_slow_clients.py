@@ -43,8 +43,36 @@ def test_slow_and_idle_clients_leave_an_instance_answering(
             assert len(latencies) >= 20, summary
             assert max(latencies) <= 1.0, summary[name]
         # the slow requests met their deadline: a 408 each, the connection closed
-        assert result.tally.answered_408 >= 450, summary["attackers"]
+        assert result.tally.answered.get("408", 0) >= 450, summary["attackers"]
         assert result.tally.closed_by_service.get("bare", 0) > 0, summary["attackers"]
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+def test_bodies_announced_too_large_are_refused_from_their_heads(
+    redis_server: RedisServer | ExternalRedis,
+) -> None:
+    """500 connections each announcing a 1 MB body (past MAX_BODY_BYTES, 64 KiB) and
+    sending it a byte every 3 s, for 10 s: each is answered 413 from its head alone, in
+    the worker's event loop, and closed; /healthz and a game's view, each on a new
+    connection, answer within 1 s throughout. Before, each went to a thread, which read
+    (and dropped) the body as it trickled: the threads of both workers were held and
+    /healthz went unanswered."""
+    attack = Attack(
+        slow_headers=0,
+        slow_bodies=500,
+        pipelined=0,
+        connects_per_second=0,
+        body_interval=3.0,
+        body_length=1_000_000,
+    )
+    with LiveService(redis_server.url) as service:
+        result = run(service, attack, seconds=10.0)
+        summary = result.summary()
+        for name, latencies in result.latencies.items():
+            assert len(latencies) >= 15, summary
+            assert max(latencies) <= 1.0, summary[name]
+        assert result.tally.answered.get("413", 0) >= 500, summary["attackers"]
+        assert set(result.tally.answered) == {"413"}, summary["attackers"]
         assert not service.server_errors(), service.server_errors()[:20]
 
 
@@ -192,6 +220,60 @@ def test_a_head_past_32_kib_is_refused_431(short_deadlines: LiveService) -> None
     assert problem["status"] == 431 and "over 32 KiB" in problem["detail"]
 
 
+def problem_of(answer: bytes) -> tuple[list[str], dict[str, object]]:
+    """An answer's head lines and its problem+json body."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert "Content-Type: application/problem+json" in lines, answer[:300]
+    return lines, json.loads(body)
+
+
+def test_a_body_announced_past_the_limit_is_refused_413_from_the_head_alone(
+    short_deadlines: LiveService,
+) -> None:
+    """A head announcing 1 MB (MAX_BODY_BYTES is 64 KiB), no byte of the body sent: 413
+    at once, and the connection closed."""
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        started = time.monotonic()
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000000\r\n\r\n"
+        )
+        answer = read_answer(sock)
+        assert time.monotonic() - started < 1.0
+    lines, problem = problem_of(answer)
+    assert lines[0] == "HTTP/1.1 413 Request Entity Too Large", answer[:300]
+    assert "Connection: close" in lines
+    assert problem == {
+        "type": "about:blank",
+        "title": "Request Entity Too Large",
+        "status": 413,
+        "detail": "The request announces a body of 1000000 bytes (Content-Length), over "
+        "the 65536 bytes the service accepts, and was not read. Send a smaller body.",
+    }
+
+
+def test_a_chunked_body_past_the_limit_is_refused_413_as_it_comes(
+    short_deadlines: LiveService,
+) -> None:
+    """Chunks of 10,000 bytes, never the last one: 413 once they hold over 64 KiB."""
+    with socket.create_connection(("127.0.0.1", short_deadlines.port), timeout=30) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        started = time.monotonic()
+        with contextlib.suppress(ConnectionError):  # the service may close mid-send
+            for _ in range(14):
+                sock.sendall(b"%x\r\n" % 10_000 + b" " * 10_000 + b"\r\n")
+        answer = read_answer(sock)
+        assert time.monotonic() - started < 1.0
+    lines, problem = problem_of(answer)
+    assert lines[0] == "HTTP/1.1 413 Request Entity Too Large", answer[:300]
+    assert problem["status"] == 413
+    assert "The chunked body's chunks hold over the 65536 bytes" in str(problem["detail"])
+
+
 def test_requests_being_read_hold_at_most_the_buffer_budget(
     redis_server: RedisServer | ExternalRedis,
 ) -> None:
@@ -239,10 +321,53 @@ class TestRequestBuffer:
         head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         assert self.fed(head, b"2\r\nab\r\n", b"0\r\n", b"\r\n") == [False, False, False, True]
 
-    def test_what_gunicorn_refuses_or_the_app_will_refuse_goes_on_at_once(self) -> None:
+    def test_what_gunicorn_refuses_goes_on_at_once(self) -> None:
         assert self.fed(b"GET /a b HTTP/1.1\r\nHost: x\r\n\r\n") == [True]
-        big = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n"
-        assert self.fed(big, max_body=10) == [True]
+
+    def test_a_length_announced_past_the_limit_is_refused_from_the_head(self) -> None:
+        buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 10)
+        assert not buffer.feed(b"POST / HTTP/1.1\r\nHost: x\r\n")
+        assert not buffer.refused
+        assert not buffer.feed(b"Content-Length: 11\r\n\r\n")
+        assert buffer.refused == (
+            "The request announces a body of 11 bytes (Content-Length), over the 10 "
+            "bytes the service accepts, and was not read. Send a smaller body."
+        )
+        exact = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 10)
+        assert exact.feed(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n" + b"x" * 10)
+        assert not exact.refused
+
+    def test_chunks_past_the_limit_are_refused_as_they_come(self) -> None:
+        """Chunks with no empty line to end them: counted once their bytes pass the
+        limit, and refused once what they hold does."""
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 1000)
+        assert not buffer.feed(head)
+        fed = 0
+        while not buffer.refused:
+            assert not buffer.feed(b"64\r\n" + b"x" * 100 + b"\r\n")
+            fed += 100
+            assert fed <= 2000, "not refused"
+        assert fed > 1000
+        assert "chunked body's chunks hold over the 1000 bytes" in buffer.refused
+        # within the limit, the same chunks are read whole
+        within = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 1000)
+        assert not within.feed(head + (b"64\r\n" + b"x" * 100 + b"\r\n") * 10)
+        assert within.feed(b"0\r\n\r\n") and not within.refused
+
+    def test_chunks_mostly_framing_are_refused_past_their_bound(self) -> None:
+        """A byte of content a chunk, each with a 1,000-byte chunk extension: refused
+        once the bytes sent pass the limit's bound (64 KiB over it), holding 66 bytes."""
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 1000)
+        assert not buffer.feed(head)
+        chunks = 0
+        while not buffer.refused:
+            assert not buffer.feed(b"1;n=" + b"v" * 1000 + b"\r\nx\r\n")
+            chunks += 1
+            assert chunks <= 100, "not refused"
+        assert 1009 * chunks > 1000 + 65536 >= 1009 * (chunks - 1)
+        assert buffer.refused.startswith("The chunked body took over 66536 bytes as sent")
 
     def test_a_head_past_the_limit_is_too_large(self) -> None:
         buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 65536)
