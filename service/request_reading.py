@@ -17,8 +17,9 @@ Parsing again on every read would cost time in the square of a request trickled 
 pieces, so the buffer parses only when the new bytes may end something: a head or a
 chunked body ends with an empty line (``\\r\\n\\r\\n``; gunicorn refuses a bare ``\\n\\n``
 once it sees one), and a body of known length is only counted. A chunked body is also
-parsed (its chunks counted) each time its bytes as sent double past ``max_body``: the
-chunks cannot hold more than the bytes that carry them.
+parsed (its chunks counted) once its bytes as sent pass ``max_body`` (the chunks cannot
+hold more than the bytes that carry them), then at each ``max_body`` (4 KiB at least)
+more.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ class RequestBuffer:
         # A chunked body not yet whole: its chunks counted now and then (above).
         sent = len(self.data) - self._body_start
         if sent >= self._next_count:
-            self._next_count = 2 * sent
+            self._next_count = sent + max(self.max_body, 4096)
             if self._parse():
                 return True
         if not self.refused and sent > self._max_framed:

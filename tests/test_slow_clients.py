@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 import socket
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
 from gunicorn.config import Config as GunicornConfig
 
+from service.play import records
 from service.request_reading import RequestBuffer
 from tests.bench.slowclients import Attack, run
 from tests.conftest import ExternalRedis
 from tests.devredis import RedisServer
-from tests.live import LiveService
+from tests.live import LIVE_KEY, LiveService
+from tests.test_records import random_match
 
 #: The deadline of the instance the short tests run against (CLIENT_TIMEOUT_SECONDS).
 SHORT_TIMEOUT = 2.0
@@ -303,6 +307,101 @@ def test_requests_being_read_hold_at_most_the_buffer_budget(
         assert not service.server_errors(), service.server_errors()[:20]
 
 
+#: The answer deadline of the instance the slow readers meet (ANSWER_TIMEOUT_SECONDS).
+ANSWER_TIMEOUT = 3.0
+
+
+@pytest.fixture(scope="module")
+def short_answers(redis_server: RedisServer | ExternalRedis) -> Iterator[LiveService]:
+    """One worker, three threads (two for requests, one for an event stream), answers
+    whole within 3 s; event streams last a minute, with a comment every second."""
+    with LiveService(
+        redis_server.url,
+        WEB_CONCURRENCY="1",
+        GUNICORN_THREADS="2",
+        STREAMS_PER_WORKER="1",
+        ANSWER_TIMEOUT_SECONDS=str(ANSWER_TIMEOUT),
+        STREAM_MAX_SECONDS="60",
+        STREAM_KEEPALIVE_SECONDS="1",
+    ) as service:
+        yield service
+        assert not service.server_errors(), service.server_errors()[:20]
+
+
+def read_slowly(sock: socket.socket, until: float) -> tuple[bytes, float | None]:
+    """What a client reading 512 bytes every 0.2 s gets, and when the service ended
+    the connection (None: still open at ``until``)."""
+    got = b""
+    while time.monotonic() < until:
+        try:
+            piece = sock.recv(512)
+        except ConnectionResetError:
+            piece = b""
+        if not piece:
+            return got, time.monotonic()
+        got += piece
+        time.sleep(0.2)
+    return got, None
+
+
+def test_a_slow_reader_of_a_long_answer_is_cut_at_its_deadline(
+    short_answers: LiveService,
+) -> None:
+    """Two clients export 200 matches (4.6 MB of NDJSON: the kernel's buffers on
+    loopback took 2.8 MB of a reader's answer) and read 2.5 KB a second, which keeps
+    every write within its own timeout: past ANSWER_TIMEOUT_SECONDS (3) the
+    service resets their connections, mid-answer, and their threads serve /healthz,
+    which waited for them. An event stream open all along is not cut. Before, each
+    reader kept its connection and its thread as long as it read."""
+    service = short_answers
+    key = {"Authorization": f"Bearer {LIVE_KEY}"}
+    game, events = random_match("scopa", random.Random(1))
+    record = json.loads(json.dumps(records.record_of(game, events), default=str))
+    ids = []
+    for _ in range(200):
+        made = service.session.post(service.url + "/v1/games/import", json=record, headers=key)
+        assert made.status_code == 201, made.text
+        ids.append(made.json()["id"])
+    said = "an answer was not sent whole within 3.0s"
+    assert said not in service.log_text()
+
+    stream = socket.create_connection(("127.0.0.1", service.port), timeout=30)
+    stream.sendall(
+        f"GET /v1/games/{ids[0]}/stream?as_seat=0 HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: Bearer {LIVE_KEY}\r\n\r\n".encode()
+    )
+    assert stream.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+    started = time.monotonic()
+    readers = []
+    for _ in range(2):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.settimeout(30)
+        sock.connect(("127.0.0.1", service.port))
+        sock.sendall(
+            b"GET /v1/games/export HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n"
+            % LIVE_KEY.encode()
+        )
+        readers.append(sock)
+    with stream, readers[0], readers[1], ThreadPoolExecutor(2) as pool:
+        reads = [pool.submit(read_slowly, sock, started + 20) for sock in readers]
+        healthz = service.session.get(service.url + "/healthz", timeout=ANSWER_TIMEOUT + 12)
+        answered = time.monotonic() - started
+        # the stream still open, and sending, past the answers' deadline
+        stream.settimeout(ANSWER_TIMEOUT + 5)
+        while time.monotonic() - started < ANSWER_TIMEOUT + 3:
+            assert stream.recv(65536), "the event stream was cut"
+        for read in reads:
+            got, ended = read.result()
+            assert ended is not None, f"still reading after 20 s ({len(got)} bytes)"
+            assert ANSWER_TIMEOUT - 0.5 <= ended - started <= ANSWER_TIMEOUT + 2.5
+            assert got.startswith(b"HTTP/1.1 200 OK\r\n")
+            assert b"Transfer-Encoding: chunked" in got and not got.endswith(b"0\r\n\r\n")
+    assert healthz.status_code == 200
+    assert answered <= ANSWER_TIMEOUT + 2.5
+    assert service.log_text().count(said) == 2, service.log_tail()
+
+
 class TestRequestBuffer:
     """service/request_reading.py: whole when gunicorn's parser reads the request to
     its end from the bytes buffered."""
@@ -339,7 +438,7 @@ class TestRequestBuffer:
 
     def test_chunks_past_the_limit_are_refused_as_they_come(self) -> None:
         """Chunks with no empty line to end them: counted once their bytes pass the
-        limit, and refused once what they hold does."""
+        limit, then at each 4 KiB more, and refused once what they hold passes it."""
         head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
         buffer = RequestBuffer(GunicornConfig(), ("127.0.0.1", 1), 1000)
         assert not buffer.feed(head)
@@ -347,7 +446,7 @@ class TestRequestBuffer:
         while not buffer.refused:
             assert not buffer.feed(b"64\r\n" + b"x" * 100 + b"\r\n")
             fed += 100
-            assert fed <= 2000, "not refused"
+            assert fed <= 1000 + 4096, "not refused"
         assert fed > 1000
         assert "chunked body's chunks hold over the 1000 bytes" in buffer.refused
         # within the limit, the same chunks are read whole
