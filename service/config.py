@@ -375,6 +375,19 @@ SETTINGS: tuple[Setting, ...] = (
         "after 5 s (read by gunicorn's worker: `service/serving.py`)",
     ),
     Setting(
+        "ANSWER_TIMEOUT_SECONDS",
+        float,
+        60.0,
+        minimum=0,
+        above_minimum=True,
+        group=REQUESTS,
+        meaning="an answer must be sent whole within this long of its start, however "
+        "slowly its client reads, else the connection is closed and the thread writing it "
+        "freed; event streams (`text/event-stream`) are not cut (`STREAM_MAX_SECONDS`). "
+        "The longest answer, an export of 1,000 matches (about 23 MB), needs about "
+        "3 Mbit/s to arrive within 60 s (`service/serving.py`)",
+    ),
+    Setting(
         "REQUEST_BUFFER_BYTES",
         int,
         64 * 1024 * 1024,

@@ -14,18 +14,28 @@ slow connection costs a file descriptor and its bytes, never a thread. Its deadl
   kept-alive one is;
 - a request must be whole within CLIENT_TIMEOUT_SECONDS (10) of its first byte, else it
   is answered 408 (a problem) and the connection closed;
-- a head past 32 KiB is answered 431; and the requests a worker is reading hold at most
-  REQUEST_BUFFER_BYTES (64 MiB) together: the read that would pass it is answered 503;
+- a head past 32 KiB is answered 431; a body past MAX_BODY_BYTES (a length announced
+  past it, or chunks read so far past it) is answered 413 from what is read, its rest
+  never read; and the requests a worker is reading hold at most REQUEST_BUFFER_BYTES
+  (64 MiB) together: the read that would pass it is answered 503;
 - a thread's write to a client that does not read (and a read the thread still makes,
-  for a request handed over unread: not valid HTTP, or past MAX_BODY_BYTES) fails after
-  CLIENT_TIMEOUT_SECONDS (SO_SNDTIMEO, SO_RCVTIMEO), and the connection is closed.
+  for a request handed over unread: one that is not valid HTTP) fails after
+  CLIENT_TIMEOUT_SECONDS (SO_SNDTIMEO, SO_RCVTIMEO), and the connection is closed;
+- an answer must be whole within ANSWER_TIMEOUT_SECONDS (60) of its start (the app's
+  ``start_response``), however slowly its client reads: a client reading a byte now and
+  then meets no write's timeout, and held the thread as long as it liked. Past it, the
+  event loop resets the connection (SO_LINGER 0, then shut): the thread's next write, or
+  the one it is blocked in, fails, and the thread is free. Event streams
+  (``text/event-stream``) are long by design, with rules of their own
+  (service/api/resources/games/stream.py): never cut.
 
 Closing. gthread closes a connection it will not keep alive as RFC 9112 section 9.6 says
 (gunicorn's close_graceful: its side shut, what the client still sends read until the
 client closes, 2 s at most), but in its event loop, blocking: a client that neither
 reads nor closes stopped the whole worker 2 s a connection (`make slowclients` saw 11 s).
 Here the event loop lingers the same way without blocking: the socket waits in the
-selector for the client's end, 2 s at most.
+selector for the client's end, 2 s at most (what comes meanwhile read and dropped, 64 KiB
+at most; after a 413, 1 MiB of the refused body).
 
 A request that is not valid HTTP (a malformed request line or header, a transfer
 coding gunicorn does not know, headers too large) never reaches the app: gunicorn
@@ -45,6 +55,7 @@ import re
 import selectors
 import socket
 import struct
+import threading
 import time
 from functools import partial
 from typing import Any
@@ -127,21 +138,33 @@ class _Reading:
 #: client still sends it reads meanwhile (as gunicorn's close_graceful).
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 65536
+#: After a 413, as much of the refused body (1 MiB, as the app drains one it refused
+#: unread): a client sending it whole reads its 413, where a close with the body's rest
+#: unread would reset the connection and lose the answer.
+LINGER_BODY_BYTES = 1 << 20
 
 
 class _Lingering:
     """A connection closing: its side shut, the client's end awaited."""
 
-    def __init__(self, sock: socket.socket, deadline: float) -> None:
+    def __init__(self, sock: socket.socket, deadline: float, most: int) -> None:
         self.sock = sock
         self.deadline = deadline
+        self.most = most
         self.drained = 0
         self.closed = False
+
+
+#: SO_LINGER on, 0 s: closing the socket resets the connection, what is unsent dropped.
+_RESET = struct.pack("ii", 1, 0)
 
 
 class ProblemThreadWorker(ThreadWorker):
     """gthread's worker, each request read whole before a thread serves it, gunicorn's
     own error pages sent as problems."""
+
+    #: The app, as gunicorn's load_wsgi sets it (here wrapped: :meth:`load_wsgi`).
+    wsgi: Any
 
     def init_process(self) -> None:
         settings = config.from_env()
@@ -157,7 +180,38 @@ class ProblemThreadWorker(ThreadWorker):
         self.order = itertools.count()
         # (deadline, order, connection): the closing connections, the next to end first.
         self.lingering: list[tuple[float, int, _Lingering]] = []
+        self.answer_timeout = float(settings["ANSWER_TIMEOUT_SECONDS"])
+        #: The answers being sent (event streams aside): each connection's socket, with
+        #: when its answer must be whole. Threads add and remove, the event loop cuts.
+        self.answering: dict[socket.socket, float] = {}
+        self.answering_lock = threading.Lock()
+        #: The socket of the request the current thread serves (None between requests).
+        self.serving = threading.local()
         super().init_process()
+
+    def load_wsgi(self) -> None:
+        """gunicorn's, the app wrapped: each answer's deadline starts as it starts."""
+        super().load_wsgi()
+        app = self.wsgi
+
+        def deadlined(environ: dict[str, Any], start_response: Any) -> Any:
+            def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+                self._answer_starts(headers)
+                return start_response(status, headers, exc_info)
+
+            return app(environ, start)
+
+        self.wsgi = deadlined
+
+    def _answer_starts(self, headers: list[tuple[str, str]]) -> None:
+        sock = getattr(self.serving, "sock", None)
+        if sock is None:  # not a request of handle_request (HTTP/2): no deadline
+            return
+        kind = next((v for k, v in headers if k.lower() == "content-type"), "")
+        if kind.lower().startswith("text/event-stream"):
+            return
+        with self.answering_lock:
+            self.answering.setdefault(sock, time.monotonic() + self.answer_timeout)
 
     def enqueue_req(self, conn: Any) -> None:
         """A connection with a request to come (new, kept alive, or with bytes of its
@@ -180,19 +234,16 @@ class ProblemThreadWorker(ThreadWorker):
             RequestBuffer(self.cfg, conn.client, self.max_body),
             time.monotonic() + self.cfg.keepalive,
         )
-        ahead = conn.parser.unreader.take_buffered() if conn.parser is not None else b""
-        if ahead:
-            reading.deadline = time.monotonic() + self.client_timeout
-            if reading.buffer.feed(ahead):
-                self._hand_over(reading)
-                return
         conn.sock.setblocking(False)
         self.reading[conn.sock] = reading
-        self.buffered += len(reading.buffer.data)
         self._expire_at(reading, reading.deadline)
         self.poller.register(
             conn.sock, selectors.EVENT_READ, partial(self.on_request_bytes, reading)
         )
+        ahead = conn.parser.unreader.take_buffered() if conn.parser is not None else b""
+        if ahead:
+            self._expire_at(reading, time.monotonic() + self.client_timeout)
+            self._take(reading, ahead)
 
     def on_request_bytes(self, reading: _Reading, sock: socket.socket) -> None:
         """Bytes of a request (or the client gone): buffered; a thread once whole."""
@@ -210,10 +261,17 @@ class ProblemThreadWorker(ThreadWorker):
         if self.buffered + len(data) > self.buffer_budget:
             self._drop(reading, self._over_budget())
             return
+        self._take(reading, data)
+
+    def _take(self, reading: _Reading, data: bytes) -> None:
+        """Bytes of a request, buffered: a thread once whole, refused once they must be."""
         self.buffered += len(data)
         whole = reading.buffer.feed(data)
         if reading.buffer.too_large:
             self._drop(reading, self._head_too_large())
+            return
+        if reading.buffer.refused:
+            self._drop(reading, self._body_too_large(reading.buffer.refused), LINGER_BODY_BYTES)
             return
         if not whole:
             if reading.buffer.expects_continue and not reading.continued:
@@ -221,7 +279,7 @@ class ProblemThreadWorker(ThreadWorker):
                 # 100 once the thread has the request: a second interim answer, which
                 # HTTP allows any number of, RFC 9110 section 15.2.)
                 reading.continued = True
-                self._send(sock, b"HTTP/1.1 100 Continue\r\n\r\n")
+                self._send(reading.conn.sock, b"HTTP/1.1 100 Continue\r\n\r\n")
             return
         self._forget(reading)
         self._hand_over(reading)
@@ -243,13 +301,13 @@ class ProblemThreadWorker(ThreadWorker):
         with contextlib.suppress(KeyError, ValueError, OSError):
             self.poller.unregister(reading.conn.sock)
 
-    def _drop(self, reading: _Reading, answer: bytes = b"") -> None:
+    def _drop(self, reading: _Reading, answer: bytes = b"", drain: int = LINGER_BYTES) -> None:
         self._forget(reading)
         self.nr_conns -= 1
         if answer:
             # Answered, then closed without cutting the answer short (lingering).
             self._send(reading.conn.sock, answer)
-            self._linger(reading.conn.sock)
+            self._linger(reading.conn.sock, drain)
         else:
             reading.conn.close()
 
@@ -267,11 +325,11 @@ class ProblemThreadWorker(ThreadWorker):
         self.nr_conns -= 1
         self._linger(conn.sock)
 
-    def _linger(self, sock: socket.socket) -> None:
+    def _linger(self, sock: socket.socket, drain: int = LINGER_BYTES) -> None:
         try:
             sock.setblocking(False)
             sock.shutdown(socket.SHUT_WR)
-            lingering = _Lingering(sock, time.monotonic() + LINGER_SECONDS)
+            lingering = _Lingering(sock, time.monotonic() + LINGER_SECONDS, drain)
             self.poller.register(
                 sock, selectors.EVENT_READ, partial(self.on_lingering_bytes, lingering)
             )
@@ -289,7 +347,7 @@ class ProblemThreadWorker(ThreadWorker):
         except OSError:
             data = b""
         lingering.drained += len(data)
-        if not data or lingering.drained >= LINGER_BYTES:
+        if not data or lingering.drained >= lingering.most:
             self._close_lingering(lingering)
 
     def _close_lingering(self, lingering: _Lingering) -> None:
@@ -316,6 +374,23 @@ class ProblemThreadWorker(ThreadWorker):
             self._drop(reading, self._timed_out() if reading.buffer.data else b"")
         while self.lingering and self.lingering[0][0] <= now:
             self._close_lingering(heapq.heappop(self.lingering)[2])
+        self._cut_late_answers(now)
+
+    def _cut_late_answers(self, now: float) -> None:
+        """The answers not whole by their deadline: their connections reset, which
+        fails their threads' writes (the one blocked, or the next)."""
+        with self.answering_lock:
+            late = [sock for sock, deadline in self.answering.items() if deadline <= now]
+            for sock in late:
+                # Under the lock: the thread cannot be done with the socket meanwhile.
+                del self.answering[sock]
+                self.log.info(
+                    "an answer was not sent whole within %ss: its connection is reset",
+                    self.answer_timeout,
+                )
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+                    sock.shutdown(socket.SHUT_RDWR)
 
     def _timed_out(self) -> bytes:
         self.log.info("a request did not arrive whole within %ss: 408", self.client_timeout)
@@ -335,6 +410,10 @@ class ProblemThreadWorker(ThreadWorker):
             "header fields.",
         )
 
+    @staticmethod
+    def _body_too_large(why: str) -> bytes:
+        return problem_bytes(413, "Request Entity Too Large", why)
+
     def _over_budget(self) -> bytes:
         self.log.warning(
             "requests being read hold over REQUEST_BUFFER_BYTES (%s): 503", self.buffer_budget
@@ -347,8 +426,10 @@ class ProblemThreadWorker(ThreadWorker):
         )
 
     def handle_request(self, req: Any, conn: Any) -> bool:
-        """gthread's, a write that timed out (a client that does not read its answer,
-        SO_SNDTIMEO) closing the connection with a line in the log, not an error."""
+        """gthread's, its answer under its deadline (above), a write that timed out (a
+        client that does not read its answer, SO_SNDTIMEO) closing the connection with
+        a line in the log, not an error."""
+        self.serving.sock = conn.sock
         try:
             keep: bool = super().handle_request(req, conn)
         except (BlockingIOError, TimeoutError):
@@ -356,6 +437,10 @@ class ProblemThreadWorker(ThreadWorker):
                 "a client did not read its answer within %ss: closed", self.client_timeout
             )
             return False
+        finally:
+            self.serving.sock = None
+            with self.answering_lock:
+                self.answering.pop(conn.sock, None)
         return keep
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:

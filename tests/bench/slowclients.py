@@ -6,8 +6,9 @@ LiveService), creates one game, then, for ``--seconds``, keeps open at once:
 
 - ``--slow-headers`` connections (450) that send a request's head a line at a time, one
   line every ``--header-interval`` seconds (20), never ending it;
-- ``--slow-bodies`` connections (450) that send a whole head announcing a 1,000-byte
-  body (``Content-Length``), then a byte of it every ``--body-interval`` seconds (3);
+- ``--slow-bodies`` connections (450) that send a whole head announcing a body of
+  ``--body-length`` bytes (1,000; ``Content-Length``), then a byte of it every
+  ``--body-interval`` seconds (3);
 - ``--pipelined`` connections (20) that each send 40 requests for /openapi.json at once
   and never read an answer;
 
@@ -18,7 +19,8 @@ sends ``GET /healthz`` and ``GET /v1/games/{id}``, each on a new connection, eve
 answer within 10 s counts as 10 s).
 
 It prints the latencies of both (median, p95, max, how many took over 1 s), what the
-attackers met (408s, connections closed by the service) and the service's CPU time.
+attackers met (the statuses they were answered, connections closed by the service) and
+the service's CPU time.
 Bounded in time (``--seconds``, 40 by default), loopback only; it stops by itself.
 :func:`run` is what tests/test_slow_clients.py runs, smaller and shorter.
 """
@@ -34,6 +36,7 @@ import http.client
 import itertools
 import json
 import math
+import re
 import resource
 import selectors
 import socket
@@ -51,6 +54,8 @@ from tests.live import LiveService
 PROBE_TIMEOUT = 10.0
 BODY_LENGTH = 1000
 PIPELINE_DEPTH = 40
+#: The status line an attacker reads first when the service answers it.
+_STATUS = re.compile(rb"HTTP/1\.1 (\d{3}) ")
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,8 @@ class Attack:
     connects_per_second: float = 150.0
     header_interval: float = 20.0
     body_interval: float = 3.0
+    #: The body a slow-body connection announces (Content-Length) and trickles.
+    body_length: int = BODY_LENGTH
     #: A bare connection the service has not closed is closed by the client after this.
     idle_give_up: float = 60.0
 
@@ -73,7 +80,8 @@ class Tally:
 
     opened: dict[str, int] = field(default_factory=dict)
     closed_by_service: dict[str, int] = field(default_factory=dict)
-    answered_408: int = 0
+    #: How many attacking connections were answered each status (its code, as text).
+    answered: dict[str, int] = field(default_factory=dict)
     connect_failures: int = 0
     #: The most connections the attackers held open at once.
     most_open: int = 0
@@ -114,7 +122,7 @@ class Attacker(threading.Thread):
         self.counts = {"slow-header": 0, "slow-body": 0, "pipelined": 0, "bare": 0}
         head = f"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
         self.body_head = (
-            f"{head}Content-Type: application/json\r\nContent-Length: {BODY_LENGTH}\r\n\r\n"
+            f"{head}Content-Type: application/json\r\nContent-Length: {attack.body_length}\r\n\r\n"
         ).encode()
         self.pipeline = (
             f"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
@@ -193,8 +201,10 @@ class Attacker(threading.Thread):
             return
         except OSError:
             data = b""
-        if data.startswith(b"HTTP/1.1 408 "):
-            self.tally.answered_408 += 1
+        status = _STATUS.match(data)
+        if status is not None:
+            code = status.group(1).decode()
+            self.tally.answered[code] = self.tally.answered.get(code, 0) + 1
         if not data:
             self.tally.closed_by_service[conn.kind] = (
                 self.tally.closed_by_service.get(conn.kind, 0) + 1
@@ -212,7 +222,7 @@ class Attacker(threading.Thread):
             self._schedule(conn, now + attack.header_interval)
         elif conn.kind == "slow-body":
             piece = self.body_head if conn.sent == 0 else b" "
-            if conn.sent < BODY_LENGTH:
+            if conn.sent < attack.body_length:
                 self._schedule(conn, now + attack.body_interval)
         else:  # pipelined: everything at once, then never a read
             piece = self.pipeline
@@ -281,7 +291,7 @@ class Result:
         found["attackers"] = {
             "opened": self.tally.opened,
             "closed_by_service": self.tally.closed_by_service,
-            "answered_408": self.tally.answered_408,
+            "answered": self.tally.answered,
             "connect_failures": self.tally.connect_failures,
             "most_open_at_once": self.tally.most_open,
         }
@@ -351,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connects", type=float, default=150.0, help="bare connects a second")
     parser.add_argument("--header-interval", type=float, default=20.0)
     parser.add_argument("--body-interval", type=float, default=3.0)
+    parser.add_argument("--body-length", type=int, default=BODY_LENGTH)
     parser.add_argument("--probe-interval", type=float, default=0.25)
     args = parser.parse_args(argv)
     attack = Attack(
@@ -360,6 +371,7 @@ def main(argv: list[str] | None = None) -> int:
         connects_per_second=args.connects,
         header_interval=args.header_interval,
         body_interval=args.body_interval,
+        body_length=args.body_length,
     )
     with RedisServer() as server, LiveService(server.url) as service:
         result = run(service, attack, args.seconds, args.probe_interval)
