@@ -144,12 +144,12 @@ class ProblemThreadWorker(ThreadWorker):
     own error pages sent as problems."""
 
     def init_process(self) -> None:
-        settings = config.from_env()
-        self.client_timeout = float(settings["CLIENT_TIMEOUT_SECONDS"])
-        self.max_body = int(settings["MAX_CONTENT_LENGTH"])
+        settings = config.load()
+        self.client_timeout = settings.client_timeout_seconds
+        self.max_body = settings.max_body_bytes
         #: Bytes of requests not yet whole, over every connection, and the most allowed.
         self.buffered = 0
-        self.buffer_budget = int(settings["REQUEST_BUFFER_BYTES"])
+        self.buffer_budget = settings.request_buffer_bytes
         self.reading: dict[Any, _Reading] = {}
         # (deadline, order, reading): the next to expire first. An entry whose reading
         # is gone, or has a later deadline since, is skipped when it comes up.
