@@ -204,9 +204,9 @@ openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	@mkdir -p openapi
 	SERVER_SECRET=only-writing-the-spec-0123456789abcdef FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
 
-# docs/configuration.md: the settings service/config.py declares, grouped, with their
-# defaults and meanings (tests/test_config.py fails when the checked-in file differs).
-docs: $(SERVE_STAMP) ## Write docs/configuration.md from the settings declared in service/config.py
+# docs/configuration.md: the settings service/settings/ declares, a module a section, with
+# their defaults and meanings (tests/test_config.py fails when the checked-in file differs).
+docs: $(SERVE_STAMP) ## Write docs/configuration.md from the settings declared in service/settings/
 	$(VENV_PY) -m service.config docs/configuration.md
 
 BENCH_ARGS ?=

@@ -1,10 +1,13 @@
 """Gunicorn settings for the Scopa service (used by `make run` and the Docker image).
 
 The app is stateless (every match lives in Redis), so any number of workers and
-replicas can serve any request.  Its settings come from the environment, each declared
-once in service/config.py and listed in docs/configuration.md (`make docs`): here HOST,
-PORT, WEB_CONCURRENCY, GUNICORN_THREADS, STREAMS_PER_WORKER, METRICS_PORT and
-PROMETHEUS_MULTIPROC_DIR; every one is checked before the master forks. Besides those,
+replicas can serve any request.  Its settings come from the environment, read once here
+(service.config.load: each declared once in service/settings/ and listed in
+docs/configuration.md, `make docs`): here HOST, PORT, WEB_CONCURRENCY, GUNICORN_THREADS,
+STREAMS_PER_WORKER, METRICS_PORT and PROMETHEUS_MULTIPROC_DIR, and for each worker's
+reading of requests (service/serving.py) CLIENT_TIMEOUT_SECONDS, MAX_BODY_BYTES and
+REQUEST_BUFFER_BYTES; every one is checked before the master forks. (Each worker's app
+reads them once more as it is built, in that worker: `create_app()`.) Besides those,
 PYTHONPATH is searched before the current directory, which gunicorn puts first on the
 path: `make run` serves the mypyc build of the engine with PYTHONPATH=build/mypyc (see
 below).
@@ -164,6 +167,11 @@ def child_exit(server, worker):  # noqa: ARG001 - gunicorn's hook signature
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def post_fork(server, worker):  # noqa: ARG001 - gunicorn's hook signature
+    # The worker reads its requests with the settings read above (service/serving.py).
+    worker.settings = _settings
 
 
 def post_worker_init(worker):  # noqa: ARG001 - gunicorn's hook signature

@@ -143,8 +143,12 @@ class ProblemThreadWorker(ThreadWorker):
     """gthread's worker, each request read whole before a thread serves it, gunicorn's
     own error pages sent as problems."""
 
+    #: The service's settings: the master's, which deploy/gunicorn.conf.py hands to each
+    #: worker as it is forked (its ``post_fork``); read here if nothing did.
+    settings: config.Settings | None = None
+
     def init_process(self) -> None:
-        settings = config.load()
+        settings = self.settings or config.load()
         self.client_timeout = settings.client_timeout_seconds
         self.max_body = settings.max_body_bytes
         #: Bytes of requests not yet whole, over every connection, and the most allowed.

@@ -1,6 +1,6 @@
 """Service keys: the credential a platform's backend calls the API with
 (``Authorization: Bearer <key secret>``), configured by the operator in ``SERVICE_KEYS``
-(``name=secret,...``, read and checked by service/config.py).
+(``name=secret,...``, read and checked by service/settings/clients.py).
 
 The app keeps no secret as it is: each key as the HMAC-SHA256 of its secret keyed with
 ``SERVER_SECRET``. A request's bearer is hashed the same way and compared with every
