@@ -206,11 +206,11 @@ openapi: $(STAMP) ## Write the OpenAPI document to openapi/openapi.json
 	@mkdir -p openapi
 	SERVER_SECRET=only-writing-the-spec-0123456789abcdef FLASK_APP='$(APP)' $(VENV)/bin/flask openapi write --format=json openapi/openapi.json
 
-# docs/configuration.md: the settings service/config.py declares, grouped, with their
-# defaults and meanings (tests/test_config.py fails when the checked-in file differs);
+# docs/configuration.md: the settings service/settings/ declares, a module a section, with
+# their defaults and meanings (tests/test_config.py fails when the checked-in file differs);
 # docs/api.md's table of problem types, one line per row of the catalogue
 # (tests/test_problem_catalogue.py fails when the checked-in table differs).
-docs: $(SERVE_STAMP) ## Write docs/configuration.md (service/config.py) and docs/api.md's problem types (service/api/problems/catalogue.py)
+docs: $(SERVE_STAMP) ## Write docs/configuration.md (service/settings/) and docs/api.md's problem types (service/api/problems/catalogue.py)
 	$(VENV_PY) -m service.config docs/configuration.md
 	$(VENV_PY) -m service.api.problems docs/api.md
 

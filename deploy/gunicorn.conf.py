@@ -1,10 +1,13 @@
 """Gunicorn settings for the Scopa service (used by `make run` and the Docker image).
 
 The app is stateless (every match lives in Redis), so any number of workers and
-replicas can serve any request.  Its settings come from the environment, each declared
-once in service/config.py and listed in docs/configuration.md (`make docs`): here HOST,
-PORT, WEB_CONCURRENCY, GUNICORN_THREADS, STREAMS_PER_WORKER, METRICS_PORT and
-PROMETHEUS_MULTIPROC_DIR; every one is checked before the master forks. Besides those,
+replicas can serve any request.  Its settings come from the environment, read once here
+(service.config.load: each declared once in service/settings/ and listed in
+docs/configuration.md, `make docs`): here HOST, PORT, WEB_CONCURRENCY, GUNICORN_THREADS,
+STREAMS_PER_WORKER, METRICS_PORT and PROMETHEUS_MULTIPROC_DIR, and for each worker's
+reading of requests (service/serving.py) CLIENT_TIMEOUT_SECONDS, MAX_BODY_BYTES and
+REQUEST_BUFFER_BYTES; every one is checked before the master forks. (Each worker's app
+reads them once more as it is built, in that worker: `create_app()`.) Besides those,
 PYTHONPATH is searched before the current directory, which gunicorn puts first on the
 path: `make run` serves the mypyc build of the engine with PYTHONPATH=build/mypyc (see
 below).
@@ -46,14 +49,14 @@ from service import config as _config  # noqa: E402 - after the path is set, abo
 # naming it, rather than each worker failing to boot with a traceback. (What must hold
 # together, such as a SERVER_SECRET, the app checks as it is built: service.config.check.)
 try:
-    _settings = _config.read()
+    _settings = _config.load()
 except _config.ConfigError as _error:
     sys.exit(f"scopa: {_error}")
 
-_host = _settings["HOST"]
+_host = _settings.host
 bind = f"[{_host}]" if ":" in _host else _host  # an IPv6 address in brackets
-bind += f":{_settings['PORT']}"
-workers = _settings["WEB_CONCURRENCY"]
+bind += f":{_settings.port}"
+workers = _settings.web_concurrency
 # gthread's worker, each request read whole in its event loop before a thread serves it
 # (slow clients cost a file descriptor, not a thread), gunicorn's own error pages (for
 # requests that are not valid HTTP) sent as RFC 9457 problems: service/serving.py.
@@ -70,7 +73,7 @@ if _soft != resource.RLIM_INFINITY and _soft < _wanted:
         resource.RLIMIT_NOFILE,
         (_wanted if _hard == resource.RLIM_INFINITY else min(_wanted, _hard), _hard),
     )
-threads = _settings["GUNICORN_THREADS"] + _settings["STREAMS_PER_WORKER"]
+threads = _settings.gunicorn_threads + _settings.streams_per_worker
 
 # Each worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads new
 # connections over them. With the one socket they would share, whichever worker was
@@ -128,7 +131,7 @@ logconfig_dict = {
 
 # Prometheus metrics from every worker, added up at /metrics (see service/api/observability.py).
 # A fresh directory per start, unless the environment names one.
-if not _settings["PROMETHEUS_MULTIPROC_DIR"]:
+if not _settings.prometheus_multiproc_dir:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="scopa-metrics-")
 
 
@@ -148,7 +151,7 @@ def when_ready(server):
     server.log.info("listening at %s (a socket a worker)", ", ".join(server.cfg.bind))
     # METRICS_PORT: /metrics on a port of its own, served by the master (a thread of its),
     # so that only the scraper reaches it; the app then serves no /metrics on PORT.
-    port = _settings["METRICS_PORT"]
+    port = _settings.metrics_port
     if not port:
         return
     from prometheus_client import CollectorRegistry, multiprocess, start_http_server
@@ -164,6 +167,11 @@ def child_exit(server, worker):  # noqa: ARG001 - gunicorn's hook signature
     from prometheus_client import multiprocess
 
     multiprocess.mark_process_dead(worker.pid)
+
+
+def post_fork(server, worker):  # noqa: ARG001 - gunicorn's hook signature
+    # The worker reads its requests with the settings read above (service/serving.py).
+    worker.settings = _settings
 
 
 def post_worker_init(worker):  # noqa: ARG001 - gunicorn's hook signature

@@ -10,7 +10,7 @@ from flask import Flask
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
-from . import config as settings
+from . import config
 from .api import (
     bodies,
     breaker,
@@ -26,6 +26,7 @@ from .api import (
     service_keys,
     spec_document,
 )
+from .api import settings as app_settings
 from .api.json_provider import OrjsonProvider
 from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
@@ -53,11 +54,16 @@ that is not valid HTTP/1.1 is refused (400, 501, ...) before any operation reads
 """
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
+def create_app(
+    overrides: dict[str, Any] | None = None, settings: config.Settings | None = None
+) -> Flask:
+    """The app, with ``settings`` (default: read from the environment) and ``overrides``:
+    more of Flask's ``app.config``, and settings by their keys there (tests')."""
+    settings = (settings or config.load()).overridden(overrides or {})
     app = Flask(__name__)
     # No redirects (they would be HTML): "/v1/games//moves" is a plain 404.
     app.url_map.merge_slashes = False
-    app.config.update(settings.from_env())
+    app.config.update(settings.app_config())
     app.config.update(
         API_TITLE="Scopa",
         API_VERSION=changelog.VERSION,
@@ -83,10 +89,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             },
         },
     )
-    app.config.update(config or {})
+    app.config.update(overrides or {})
     # Settings that must be right together (a server secret, a wait for replicas that fits
     # in a Redis call): ConfigError, one line, if not.
-    settings.check(app.config)
+    config.check(settings)
+    app_settings.install(app, settings)
     provider = OrjsonProvider(app)
     provider.sort_keys = False  # as built: a view's keys in the order the schema lists them
     app.json = provider
@@ -94,9 +101,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Every connection to Redis asks the worker's circuit breaker first: after a
     # timeout or a failed connection, calls to Redis are refused at once for a cool-down
     # (503 with Retry-After) instead of each waiting out the timeout (see api/breaker.py).
-    redis_breaker = breaker.CircuitBreaker(app.config["REDIS_BREAKER_COOLDOWN_SECONDS"])
-    where = connections.parse(app.config["REDIS_URL"])  # one Redis, a cluster, Sentinel
-    if where.clustered and app.config["REDIS_MIN_REPLICAS"]:
+    redis_breaker = breaker.CircuitBreaker(settings.redis_breaker_cooldown_seconds)
+    where = connections.parse(settings.redis_url)  # one Redis, a cluster, Sentinel
+    if where.clustered and settings.redis_min_replicas:
         raise RuntimeError(
             "REDIS_MIN_REPLICAS is for one Redis or Sentinel's master; a Redis Cluster "
             "fails over by itself: leave it 0"
@@ -105,10 +112,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         connections.connect,  # made on first use: a cluster's client connects when made
         where,
         connection_class=breaker.guarding(redis_breaker),
-        socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
-        socket_connect_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
+        socket_timeout=settings.redis_timeout_seconds,
+        socket_connect_timeout=settings.redis_timeout_seconds,
         health_check_interval=30,
-        max_connections=app.config["REDIS_MAX_CONNECTIONS"],  # each thread keeps one
+        max_connections=settings.redis_max_connections,  # each thread keeps one
         # A command that fails on a broken connection (Redis restarted, an idle
         # connection dropped, a Sentinel failover) reconnects and goes again, twice at
         # most, then the request is answered 503 with Retry-After. A timeout is not
@@ -123,26 +130,29 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["scopa_store"] = GameStore(
         games,
-        app.config["GAME_TTL_SECONDS"],
-        replicas=app.config["REDIS_MIN_REPLICAS"],
-        replica_timeout_seconds=app.config["REDIS_REPLICA_TIMEOUT_SECONDS"],
+        settings.game_ttl_seconds,
+        replicas=settings.redis_min_replicas,
+        replica_timeout_seconds=settings.redis_replica_timeout_seconds,
     )
     # The computer players' queue (rq stores bytes: a client that does not decode).
     queue_connection = background.queue_connection(
-        app.config["QUEUE_REDIS_URL"] or app.config["REDIS_URL"],
-        socket_timeout=app.config["REDIS_TIMEOUT_SECONDS"],
+        settings.queue_redis_url or settings.redis_url,
+        socket_timeout=settings.redis_timeout_seconds,
     )
     app.extensions["scopa_bot_queue"] = background.queue_for(queue_connection)
-    breaker.install(app, redis_breaker)
+    readiness = breaker.Readiness(
+        settings.redis_url, settings.redis_ready_timeout_seconds, redis_breaker
+    )
+    breaker.install(app, redis_breaker, readiness)
 
-    compression.install(app)  # first: its after_request hook runs last
-    observability.install(app)
-    cors.install(app)
+    compression.install(app, settings.compression == "on")  # first: its hook runs last
+    observability.install(app, settings)
+    cors.install(app, settings.cors_origins)
     docs_ui.install(app)
     play_page.install(app)
     rules_page.install(app)
-    bodies.install(app)
-    service_keys.install(app)
+    bodies.install(app, settings.max_body_bytes)
+    service_keys.install(app, settings.server_secret, settings.service_keys)
     ratelimit.install(app, commands.policy_of)
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:

@@ -165,14 +165,17 @@ class ProblemThreadWorker(ThreadWorker):
 
     #: The app, as gunicorn's load_wsgi sets it (here wrapped: :meth:`load_wsgi`).
     wsgi: Any
+    #: The service's settings: the master's, which deploy/gunicorn.conf.py hands to each
+    #: worker as it is forked (its ``post_fork``); read here if nothing did.
+    settings: config.Settings | None = None
 
     def init_process(self) -> None:
-        settings = config.from_env()
-        self.client_timeout = float(settings["CLIENT_TIMEOUT_SECONDS"])
-        self.max_body = int(settings["MAX_CONTENT_LENGTH"])
+        settings = self.settings or config.load()
+        self.client_timeout = settings.client_timeout_seconds
+        self.max_body = settings.max_body_bytes
         #: Bytes of requests not yet whole, over every connection, and the most allowed.
         self.buffered = 0
-        self.buffer_budget = int(settings["REQUEST_BUFFER_BYTES"])
+        self.buffer_budget = settings.request_buffer_bytes
         self.reading: dict[Any, _Reading] = {}
         # (deadline, order, reading): the next to expire first. An entry whose reading
         # is gone, or has a later deadline since, is skipped when it comes up.
@@ -180,7 +183,7 @@ class ProblemThreadWorker(ThreadWorker):
         self.order = itertools.count()
         # (deadline, order, connection): the closing connections, the next to end first.
         self.lingering: list[tuple[float, int, _Lingering]] = []
-        self.answer_timeout = float(settings["ANSWER_TIMEOUT_SECONDS"])
+        self.answer_timeout = settings.answer_timeout_seconds
         #: The answers being sent (event streams aside): each connection's socket, with
         #: when its answer must be whole. Threads add and remove, the event loop cuts.
         self.answering: dict[socket.socket, float] = {}

@@ -2,7 +2,8 @@
 moves that requests leave to it, and the moves of people whose clock ran out (see
 :mod:`service.play.background`); ``python -m service.worker --only-webhooks`` delivers
 webhooks, and nothing else (service/play/webhooks/). Both read the same settings as the
-service (``REDIS_URL``, ``GAME_TTL_SECONDS``, ``EXPERT_BUDGET_MS``, ...); run as many of
+service (``REDIS_URL``, ``GAME_TTL_SECONDS``, ``EXPERT_BUDGET_MS``, ...), once
+(:func:`service.config.load`); run as many of
 the first as the bot move rate needs, and two or more of the second (a service key's
 deliveries take one of them at a time: the others serve the other keys), on any machine
 that reaches the Redis."""
@@ -12,7 +13,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
 
 import rq
 
@@ -28,24 +28,24 @@ from .play.webhooks.queueing import HookSettings, retry_schedule
 MAINTENANCE_SECONDS = 60
 
 
-def settings_from(values: dict[str, Any]) -> WorkerSettings:
-    """The worker's settings from the service's (``service.config.from_env``, typed)."""
+def settings_from(settings: config.Settings) -> WorkerSettings:
+    """The worker's settings from the service's."""
     return WorkerSettings(
-        redis_url=values["REDIS_URL"],
-        ttl_seconds=values["GAME_TTL_SECONDS"],
-        redis_timeout_seconds=values["REDIS_TIMEOUT_SECONDS"],
+        redis_url=settings.redis_url,
+        ttl_seconds=settings.game_ttl_seconds,
+        redis_timeout_seconds=settings.redis_timeout_seconds,
         bots=BotSettings(
-            time_limit_seconds=values["BOT_SLICE_SECONDS"],
-            expert_budget_ms=values["EXPERT_BUDGET_MS"],
+            time_limit_seconds=settings.bot_slice_seconds,
+            expert_budget_ms=settings.expert_budget_ms,
         ),
-        slice_seconds=values["BOT_SLICE_SECONDS"],
-        min_replicas=values["REDIS_MIN_REPLICAS"],
-        replica_timeout_seconds=values["REDIS_REPLICA_TIMEOUT_SECONDS"],
-        budget_seconds=values["COST_BUDGET_SECONDS_PER_ADDRESS"],
+        slice_seconds=settings.bot_slice_seconds,
+        min_replicas=settings.redis_min_replicas,
+        replica_timeout_seconds=settings.redis_replica_timeout_seconds,
+        budget_seconds=settings.cost_budget_seconds_per_address,
         webhooks=HookSettings(
-            schedule=retry_schedule(values["WEBHOOK_RETRY_SCHEDULE"]),
-            allow=allowed_hosts(values["WEBHOOK_ALLOW_HOSTS"]),
-            max_pending=values["WEBHOOK_MAX_PENDING"],
+            schedule=retry_schedule(settings.webhook_retry_schedule),
+            allow=allowed_hosts(settings.webhook_allow_hosts),
+            max_pending=settings.webhook_max_pending,
         ),
     )
 
@@ -69,18 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.only_clock and args.only_webhooks:
         parser.error("--only-clock and --only-webhooks take different queues: choose one")
     try:  # a bad setting: one line naming it, and the worker does not start
-        every = config.read()
-        values = config.from_env()
+        settings = config.load()
     except config.ConfigError as error:
         parser.exit(2, f"{parser.prog}: {error}\n")
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     build = engine_build()
     logging.getLogger(__name__).info(engine_description(build))
-    check_engine(build, every["SCOPA_ENGINE"])
-    settings = settings_from(values)
-    configure(settings)
+    check_engine(build, settings.scopa_engine)
+    configure(settings_from(settings))
     connection = queue_connection(
-        values["QUEUE_REDIS_URL"] or settings.redis_url,
+        settings.queue_redis_url or settings.redis_url,
         socket_timeout=max(settings.redis_timeout_seconds, 10.0),  # rq blocks on the queue
     )
     worker = rq.Worker(

@@ -48,7 +48,7 @@ def test_the_thinking_time_follows_the_services_budget(
 def test_the_service_and_the_engine_think_as_long_by_default() -> None:
     """service.config imports nothing of the service (tests/test_layers.py), so it
     states the default budget again: it must be the expert's, and the moves' steps'."""
-    assert config.from_env({})["EXPERT_BUDGET_MS"] == DEFAULT_BUDGET_MS
+    assert config.load({}).expert_budget_ms == DEFAULT_BUDGET_MS
     assert BotSettings().expert_budget_ms == DEFAULT_BUDGET_MS
 
 

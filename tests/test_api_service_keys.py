@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from service import config
 from service.play import GameStore
 from service.play.idempotency import unpack
+from service.settings.clients import parse_service_keys
 from tests.helpers import everything_stored
 from tests.test_api_stream import AppStream, close_hub
 from tests.test_fair_bots import pending_jobs
@@ -43,8 +44,8 @@ def keyed(make_app: Callable[..., Flask], redis_url: str) -> Callable[..., Flask
 
 class TestTheSetting:
     def test_names_and_secrets_are_read(self) -> None:
-        assert config.service_keys(f" acme = {ACME} ,, beta={BETA}") == {"acme": ACME, "beta": BETA}
-        assert config.service_keys("") == {}
+        assert parse_service_keys(f" acme = {ACME} ,, beta={BETA}") == {"acme": ACME, "beta": BETA}
+        assert parse_service_keys("") == {}
 
     @pytest.mark.parametrize(
         ("value", "says"),
@@ -61,7 +62,7 @@ class TestTheSetting:
         self, value: str, says: str
     ) -> None:
         with pytest.raises(config.ConfigError) as refused:
-            config.from_env({"SERVICE_KEYS": value})
+            config.load({"SERVICE_KEYS": value})
         message = str(refused.value)
         assert message.startswith("bad setting: SERVICE_KEYS is refused")
         assert says in message

@@ -1,9 +1,12 @@
-"""One source for configuration: every setting declared once in service/config.py, the
-guide docs/configuration.md generated from it, and a bad value refused at start with one
-line naming it (in the app, gunicorn's master and the background worker)."""
+"""One source for configuration: every setting declared once (service/settings/), one
+typed attribute of service/config.py's Settings each, the guide docs/configuration.md
+generated from the declarations, and a bad value refused at start with one line naming it
+(in the app, gunicorn's master and the background worker)."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import os
 import re
 import subprocess
@@ -14,7 +17,9 @@ import pytest
 import yaml
 
 from service import config
+from service.api import settings as app_settings
 from service.app import create_app
+from service.settings.storage import DEFAULT_REDIS_URL
 from tests.live import APP, DEFAULT_ENV, GUNICORN, ROOT, free_port
 from tests.test_deploy import deployments, dockerfile_stages, k8s_documents
 
@@ -60,6 +65,7 @@ def test_every_variable_the_service_reads_is_declared() -> None:
     (the interpreter's) and PROMETHEUS_MULTIPROC_DIR (which gunicorn.conf.py sets for
     the workers when it is not given)."""
     read = re.compile(r"""os\.environ(?:\.get\(|\[)\s*["']([A-Z][A-Z0-9_]*)["']""")
+    # (service/config.py reads every declared variable, by its name.)
     sources = [*sorted((ROOT / "service").rglob("*.py")), ROOT / "deploy" / "gunicorn.conf.py"]
     names = {
         (path.relative_to(ROOT).as_posix(), name)
@@ -80,30 +86,57 @@ def test_every_setting_is_documented_in_one_group() -> None:
     assert len(names) == len(set(names))
 
 
+def test_each_setting_is_one_typed_attribute_of_the_frozen_settings() -> None:
+    settings = config.load({"GAME_TTL_SECONDS": "100", "EXPERT_BUDGET_MS": "20"})
+    fields = dataclasses.fields(config.Settings)
+    assert [field.name for field in fields] == [s.attribute for s in config.SETTINGS]
+    assert [s.name for s in config.SETTINGS] == [s.attribute.upper() for s in config.SETTINGS]
+    assert {s.attribute: s.kind for s in config.SETTINGS} == {
+        name: type(getattr(settings, name)) for name in (field.name for field in fields)
+    }
+    assert settings.game_ttl_seconds == 100 and settings.expert_budget_ms == 20.0
+    assert isinstance(settings.expert_budget_ms, float)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.game_ttl_seconds = 5  # type: ignore[misc]
+
+
 def test_the_app_reads_the_same_keys_with_the_same_defaults() -> None:
-    values = config.from_env({})
+    values = config.load({}).app_config()
     assert values["MAX_CONTENT_LENGTH"] == 64 * 1024  # MAX_BODY_BYTES, as Flask calls it
     assert "MAX_BODY_BYTES" not in values
     assert "PORT" not in values and "HOST" not in values  # gunicorn's, not the app's
-    assert values["REDIS_URL"] == config.DEFAULT_REDIS_URL
+    assert values["REDIS_URL"] == DEFAULT_REDIS_URL
     assert values["COST_BUDGET_SECONDS_PER_ADDRESS"] == 7.0
     assert isinstance(values["STREAM_KEEPALIVE_SECONDS"], float)
     assert isinstance(values["STREAM_LIMIT_PER_ADDRESS"], int)
     assert values["REDIS_MAX_CONNECTIONS"] == 4 + 200 + 16
 
 
+def test_create_app_keeps_the_settings_it_was_given_with_its_overrides() -> None:
+    """The app's settings are typed and in ``app.extensions``; the config create_app is
+    given (tests') overrides them by their ``app.config`` keys, and stays in app.config."""
+    given = config.load({"SERVER_SECRET": "s" * 40, "CORS_ORIGINS": "https://a.example"})
+    app = create_app({"MAX_CONTENT_LENGTH": 100, "GAME_TTL_SECONDS": 60}, settings=given)
+    settings = app_settings.of(app)
+    assert settings.max_body_bytes == 100 and settings.game_ttl_seconds == 60
+    assert settings.cors_origins == "https://a.example"
+    assert app.config["MAX_CONTENT_LENGTH"] == 100 and app.config["GAME_TTL_SECONDS"] == 60
+    assert settings == given.overridden({"MAX_CONTENT_LENGTH": 100, "GAME_TTL_SECONDS": 60})
+    app.extensions["scopa_store"].close()
+
+
 def test_a_default_can_follow_other_settings_and_an_empty_value_is_the_default() -> None:
-    values = config.from_env({"GUNICORN_THREADS": "2", "STREAMS_PER_WORKER": "10"})
-    assert values["REDIS_MAX_CONNECTIONS"] == 2 + 10 + 16
-    assert config.from_env({"REDIS_MAX_CONNECTIONS": "7"})["REDIS_MAX_CONNECTIONS"] == 7
-    assert config.from_env({"METRICS_PORT": "", "CORS_ORIGINS": ""}) == config.from_env({})
-    assert config.read({"LOG_LEVEL": "debug"})["LOG_LEVEL"] == "DEBUG"
+    settings = config.load({"GUNICORN_THREADS": "2", "STREAMS_PER_WORKER": "10"})
+    assert settings.redis_max_connections == 2 + 10 + 16
+    assert config.load({"REDIS_MAX_CONNECTIONS": "7"}).redis_max_connections == 7
+    assert config.load({"METRICS_PORT": "", "CORS_ORIGINS": ""}) == config.load({})
+    assert config.load({"LOG_LEVEL": "debug"}).log_level == "DEBUG"
 
 
 @pytest.mark.parametrize(("name", "value", "says"), BAD_VALUES)
 def test_a_bad_value_is_refused_in_one_line_naming_it(name: str, value: str, says: str) -> None:
     with pytest.raises(config.ConfigError) as refused:
-        config.from_env({name: value})
+        config.load({name: value})
     message = str(refused.value)
     assert "\n" not in message
     assert message.startswith(f"bad setting: {name}")
@@ -112,7 +145,7 @@ def test_a_bad_value_is_refused_in_one_line_naming_it(name: str, value: str, say
 
 def test_every_bad_setting_is_named_at_once_and_no_credential_is_repeated() -> None:
     with pytest.raises(config.ConfigError) as refused:
-        config.read(
+        config.load(
             {
                 "PORT": "abc",
                 "BOT_LIMIT_PER_TOKEN": "-3",
@@ -186,7 +219,8 @@ def test_the_background_worker_stops_with_one_line() -> None:
 
 
 def test_the_settings_module_imports_nothing_of_the_service() -> None:
-    """gunicorn.conf.py imports it in the master, before anything else of the service."""
+    """gunicorn.conf.py imports it in the master, before anything else of the service:
+    nothing but the settings' declarations."""
     completed = subprocess.run(
         [
             sys.executable,
@@ -200,7 +234,13 @@ def test_the_settings_module_imports_nothing_of_the_service() -> None:
         check=True,
         timeout=60,
     )
-    assert completed.stdout.strip() == "['service', 'service.config']"
+    imported = ast.literal_eval(completed.stdout)
+    assert "service.config" in imported
+    assert set(imported) - {"service", "service.config", "service.settings"} == {
+        f"service.settings.{path.stem}"
+        for path in (ROOT / "service" / "settings").glob("*.py")
+        if path.stem != "__init__"
+    }
 
 
 def test_the_guide_is_where_the_makefile_writes_it() -> None:
@@ -240,6 +280,6 @@ def test_every_variable_the_deployments_set_is_declared_and_accepted() -> None:
             for name, value in env.items()
             if name in declared and value is not None and "$" not in str(value)
         }
-        config.read(literal)  # raises ConfigError if one is refused
+        config.load(literal)  # raises ConfigError if one is refused
         checked |= set(literal)
     assert {"HOST", "PORT", "METRICS_PORT", "WEB_CONCURRENCY", "LOG_LEVEL"} <= checked

@@ -385,13 +385,13 @@ def test_a_hung_redis_is_answered_at_once_and_recovered_from_by_itself(
     store_server: RedisServer, tmp_path: Path
 ) -> None:
     # The service's own timeouts (tests/live.py sets a longer one for the other tests).
-    defaults = settings.from_env({})
+    defaults = settings.load({})
     service = LiveService(
         store_server.url,
         workdir=str(tmp_path),
-        REDIS_TIMEOUT_SECONDS=str(defaults["REDIS_TIMEOUT_SECONDS"]),
-        REDIS_READY_TIMEOUT_SECONDS=str(defaults["REDIS_READY_TIMEOUT_SECONDS"]),
-        REDIS_BREAKER_COOLDOWN_SECONDS=str(defaults["REDIS_BREAKER_COOLDOWN_SECONDS"]),
+        REDIS_TIMEOUT_SECONDS=str(defaults.redis_timeout_seconds),
+        REDIS_READY_TIMEOUT_SECONDS=str(defaults.redis_ready_timeout_seconds),
+        REDIS_BREAKER_COOLDOWN_SECONDS=str(defaults.redis_breaker_cooldown_seconds),
     ).start()
     rng = random.Random(4)
     players = []

@@ -3,8 +3,9 @@ imports another in a loop (docs/development.md, "The code").
 
     service.app  >  service.api  >  service.play  >  service.bots  >  service.engine
 
-``service.config`` holds the settings; it imports only the reading of a Redis URL
-(``service.play.connections``), when it checks one.
+``service.config`` holds the settings, declared in ``service.settings``; they import only
+the readings of a Redis URL and of the webhook settings (in ``service.play``), when they
+check one.
 """
 
 from __future__ import annotations
@@ -22,10 +23,18 @@ LAYERS = {
     "service.engine": set(),
     "service.bots": {"service.engine"},
     "service.play": {"service.engine", "service.bots"},
-    "service.api": {"service.engine", "service.bots", "service.play", "service.config"},
+    "service.api": {
+        "service.engine",
+        "service.bots",
+        "service.play",
+        "service.config",
+        "service.settings",
+    },
     # Settings only; a REDIS_URL is checked with the one reading of it
-    # (service.play.connections.parse), imported when a URL is checked.
-    "service.config": {"service.play"},
+    # (service.play.connections.parse), imported when a URL is checked (and so the
+    # webhooks' settings).
+    "service.config": {"service.settings"},
+    "service.settings": {"service.play"},
     "service.app": {"service.api", "service.play", "service.config"},
     "service.worker": {"service.engine", "service.play", "service.config"},
     # gunicorn's worker (deploy/gunicorn.conf.py), and how it frames the requests it reads.

@@ -148,9 +148,9 @@ class TestAddresses:
         assert retry_schedule("1, 2,3") == (1, 2, 3)
         for bad in ("1,x", "0", ",".join(["1"] * 21), "86401"):
             with pytest.raises(config.ConfigError, match="WEBHOOK_RETRY_SCHEDULE"):
-                config.from_env({"WEBHOOK_RETRY_SCHEDULE": bad})
+                config.load({"WEBHOOK_RETRY_SCHEDULE": bad})
         with pytest.raises(config.ConfigError, match="WEBHOOK_ALLOW_HOSTS"):
-            config.from_env({"WEBHOOK_ALLOW_HOSTS": "http://x/"})
+            config.load({"WEBHOOK_ALLOW_HOSTS": "http://x/"})
 
 
 # -- one attempt -----------------------------------------------------------------------

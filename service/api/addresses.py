@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import ipaddress
 
-from flask import current_app, request
+from flask import request
+
+from .settings import settings
 
 
 def client_key(address: str | None = None) -> str:
@@ -21,8 +23,8 @@ def client_key(address: str | None = None) -> str:
     raw = str(request.remote_addr if address is None else address)
     if len(raw) > MAX_ADDRESS_LENGTH:  # no IP address: its own key, and not cached
         return raw
-    config = current_app.config
-    return network_of(raw, config["ADDRESS_PREFIX_V4"], config["ADDRESS_PREFIX_V6"])
+    prefixes = settings()
+    return network_of(raw, prefixes.address_prefix_v4, prefixes.address_prefix_v6)
 
 
 #: Longer than any IP address's text (45 characters, and a zone's name): what

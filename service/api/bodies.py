@@ -14,7 +14,9 @@ UNREAD_BODY_DRAIN_BYTES = 1 << 20
 _WITH_BODY = ("POST", "PUT", "PATCH")
 
 
-def install(app: Flask) -> None:
+def install(app: Flask, limit: int) -> None:
+    """Bodies within ``limit`` bytes (MAX_BODY_BYTES) on ``app``, chunked ones too."""
+
     @app.before_request
     def _chunked_within_the_limit() -> None:
         # A body sent in chunks has no Content-Length, and Werkzeug cuts it at the size
@@ -25,7 +27,6 @@ def install(app: Flask) -> None:
             return
         if "chunked" not in request.headers.get("Transfer-Encoding", "").lower():
             return
-        limit = app.config["MAX_CONTENT_LENGTH"]
         stream = request.environ["wsgi.input"]
         body = bytearray()
         while len(body) <= limit:

@@ -283,12 +283,10 @@ class Readiness:
         self.breaker.record_success()
 
 
-def install(app: Flask, breaker: CircuitBreaker) -> None:
+def install(app: Flask, breaker: CircuitBreaker, readiness: Readiness) -> None:
     """Keep ``breaker`` and the readiness check on ``app``."""
     app.extensions[EXTENSION] = breaker
-    app.extensions[READINESS] = Readiness(
-        app.config["REDIS_URL"], app.config["REDIS_READY_TIMEOUT_SECONDS"], breaker
-    )
+    app.extensions[READINESS] = readiness
 
 
 def breaker() -> CircuitBreaker | None:

@@ -21,6 +21,7 @@ from .context import bot_only_max_target, bot_settings, server_secret, store
 from .observability import count_step
 from .problems import Problem, ProblemType, etag
 from .service_keys import requesting_key, require_key
+from .settings import settings
 
 #: Where the app keeps each (endpoint, method)'s operationId.
 _OPERATIONS = "scopa_operations"
@@ -84,7 +85,7 @@ def context() -> Context:
     """The context this request's commands run with."""
     queue = current_app.extensions["scopa_bot_queue"]
     games = store()
-    config = current_app.config
+    config = settings()
     return Context(
         store=games,
         caller=HttpCaller(),
@@ -93,13 +94,13 @@ def context() -> Context:
         bots=bot_settings(),
         bot_only_max_target=bot_only_max_target(),
         after_commit=lambda step: background.after_commit(step, queue, games, counted=count_step),
-        ttl_seconds=int(config["GAME_TTL_SECONDS"]),
+        ttl_seconds=config.game_ttl_seconds,
         queue=queue,
         join_answer=_join_answer,
         webhooks=WebhookRules(
-            allow_hosts=config["WEBHOOK_ALLOW_HOSTS"],
-            max_endpoints=int(config["WEBHOOK_MAX_ENDPOINTS"]),
-            max_pending=int(config["WEBHOOK_MAX_PENDING"]),
+            allow_hosts=config.webhook_allow_hosts,
+            max_endpoints=config.webhook_max_endpoints,
+            max_pending=config.webhook_max_pending,
         ),
     )
 

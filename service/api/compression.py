@@ -74,11 +74,11 @@ def _key(_: Request) -> str:
     return name
 
 
-def install(app: Flask) -> None:
-    """Compress ``app``'s answers (unless ``COMPRESSION`` is off). Installed before the
+def install(app: Flask, enabled: bool) -> None:
+    """Compress ``app``'s answers (if ``enabled``: ``COMPRESSION`` is on). Installed before the
     other parts' ``after_request`` hooks, so that it runs after them (Flask runs them in
     reverse), on the answer as they left it."""
-    if app.config.get("COMPRESSION", "on") == "off":
+    if not enabled:
         return
     app.config.update(
         COMPRESS_MIMETYPES=list(TYPES),

@@ -7,6 +7,7 @@ import logging
 from flask import current_app
 
 from ..play import BotSettings, GameStore
+from .settings import settings
 
 log = logging.getLogger(__name__)
 
@@ -18,17 +19,17 @@ def store() -> GameStore:
 
 def server_secret() -> bytes:
     """The secret that keyed hashes of client keys are made with (``SERVER_SECRET``)."""
-    return str(current_app.config["SERVER_SECRET"]).encode()
+    return settings().server_secret.encode()
 
 
 def bot_settings() -> BotSettings:
     return BotSettings(
-        time_limit_seconds=current_app.config["BOT_TIME_LIMIT_SECONDS"],
-        expert_budget_ms=current_app.config["EXPERT_BUDGET_MS"],
+        time_limit_seconds=settings().bot_time_limit_seconds,
+        expert_budget_ms=settings().expert_budget_ms,
     )
 
 
 def bot_only_max_target() -> int:
     """The target a match of computer players only may have at most (0: its variant's
     default target)."""
-    return int(current_app.config["BOT_ONLY_MAX_TARGET"])
+    return settings().bot_only_max_target

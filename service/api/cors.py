@@ -24,11 +24,11 @@ def origins_of(setting: str) -> list[str] | str:
     return "*" if names == ["*"] else names
 
 
-def install(app: Flask) -> None:
+def install(app: Flask, setting: str) -> None:
     """flask-cors on every route, for the configured origins only: a request from an
     origin not listed gets no CORS header (its browser then refuses the answer). Every
-    answer then says ``Vary: Origin``."""
-    origins = origins_of(app.config["CORS_ORIGINS"])
+    answer then says ``Vary: Origin``. ``setting``: CORS_ORIGINS."""
+    origins = origins_of(setting)
     if not origins:
         return
     CORS(

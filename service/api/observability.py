@@ -37,7 +37,7 @@ from prometheus_client import (
 )
 from prometheus_client import REGISTRY as DEFAULT_REGISTRY
 
-from .. import config
+from ..config import Settings
 from ..engine import EventKind
 from ..engine.build import check_engine, engine_build, engine_description
 from ..play import Step
@@ -136,8 +136,9 @@ class AccessLogger(glogging.Logger):
             self.error("could not write an access log line")
 
 
-def configure_logging() -> None:
-    """JSON lines on stderr for the service's own loggers (idempotent)."""
+def configure_logging(level: str) -> None:
+    """JSON lines on stderr for the service's own loggers, from ``level`` on (one of
+    LOG_LEVELS; idempotent)."""
     logger = logging.getLogger("service")
     if any(isinstance(h.formatter, JsonFormatter) for h in logger.handlers):
         return
@@ -145,7 +146,7 @@ def configure_logging() -> None:
     handler.setFormatter(JsonFormatter())
     handler.addFilter(RequestIdFilter())
     logger.addHandler(handler)
-    logger.setLevel(config.read()["LOG_LEVEL"])  # upper case, one of LOG_LEVELS
+    logger.setLevel(level)
     logger.propagate = False
 
 
@@ -153,17 +154,17 @@ def configure_logging() -> None:
 _engine_logged_by: int | None = None
 
 
-def report_engine() -> str:
+def report_engine(required: str) -> str:
     """Log which engine this process runs (once a process: the first app it builds) and
-    set ``scopa_engine_info``; with SCOPA_ENGINE set (``compiled`` or ``python``), refuse
-    to go on with another one. Returns the build."""
+    set ``scopa_engine_info``; with ``required`` (SCOPA_ENGINE: ``compiled`` or
+    ``python``), refuse to go on with another one. Returns the build."""
     global _engine_logged_by
     build = engine_build()
     if _engine_logged_by != os.getpid():
         _engine_logged_by = os.getpid()
         logging.getLogger(__name__).info(engine_description(build), extra={"engine": build})
     ENGINE_INFO.labels(build).set(1)
-    check_engine(build, config.read()["SCOPA_ENGINE"])
+    check_engine(build, required)
     return build
 
 
@@ -188,10 +189,10 @@ def count_step(step: Step) -> None:
             MATCHES_FINISHED.labels(variant).inc()
 
 
-def install(app: Flask) -> None:
+def install(app: Flask, settings: Settings) -> None:
     """Request ids, request metrics and /metrics on ``app``; which engine runs, logged."""
-    configure_logging()
-    report_engine()
+    configure_logging(settings.log_level)
+    report_engine(settings.scopa_engine)
 
     @app.before_request
     def _start() -> None:
@@ -222,7 +223,7 @@ def install(app: Flask) -> None:
             latency.observe(time.perf_counter() - started)
         return response
 
-    if app.config.get("METRICS_PORT"):  # served on that port instead (deploy/gunicorn.conf.py)
+    if settings.metrics_port:  # served on that port instead (deploy/gunicorn.conf.py)
         return
 
     @app.get("/metrics")

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from time import thread_time
 
-from flask import Flask, current_app, g, request
+from flask import Flask, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..play import connections, hash_token, keys
@@ -57,6 +57,7 @@ from .bearer import parse_bearer
 from .context import store
 from .problems import Problem, rate_limited
 from .service_keys import requesting_key
+from .settings import settings
 
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
 UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/docs", "/redoc", "/play"})
@@ -159,16 +160,21 @@ def install(app: Flask, policy_of: Callable[[], Policy | None]) -> None:
                 pass  # fail open, as the limits do
 
 
+def _limit(setting: str) -> int:
+    """The limit the setting named ``setting`` holds (0: none)."""
+    limit: int = getattr(settings(), setting.lower())
+    return limit
+
+
 def charge(*names: str) -> None:
     """Count this request against the quotas ``names``; raise a 429 Problem if it goes
     over any of them."""
     checks: list[tuple[Quota, str, int]] = []
-    config = current_app.config
     who = identity()
     if who.startswith(KEY):  # a service key's request: its own limits only
         for name in names:
             quota = QUOTAS[name]
-            limit = config[quota.per_key_setting or quota.per_address_setting]
+            limit = _limit(quota.per_key_setting or quota.per_address_setting)
             if limit:
                 checks.append((quota, who, limit))
         if checks:
@@ -178,10 +184,10 @@ def charge(*names: str) -> None:
     token = parse_bearer(request.headers.get("Authorization")) or request.args.get("access_token")
     for name in names:
         quota = QUOTAS[name]
-        if config[quota.per_address_setting]:
-            checks.append((quota, who, config[quota.per_address_setting]))
-        if token and quota.per_token_setting and config[quota.per_token_setting]:
-            checks.append((quota, f"t:{hash_token(token)[:32]}", config[quota.per_token_setting]))
+        if _limit(quota.per_address_setting):
+            checks.append((quota, who, _limit(quota.per_address_setting)))
+        if token and quota.per_token_setting and _limit(quota.per_token_setting):
+            checks.append((quota, f"t:{hash_token(token)[:32]}", _limit(quota.per_token_setting)))
     if checks:
         _check(checks)
 
@@ -220,7 +226,7 @@ def allows(name: str, units: int) -> bool:
 
 def cost_budget() -> Budget:
     """The budget of seconds an address, or a key, may cost a minute (0: none)."""
-    return Budget(float(current_app.config["COST_BUDGET_SECONDS_PER_ADDRESS"]))
+    return Budget(settings().cost_budget_seconds_per_address)
 
 
 def afford(reserve: float) -> None:

@@ -1,6 +1,6 @@
 """Service keys: the credential a platform's backend calls the API with
 (``Authorization: Bearer <key secret>``), configured by the operator in ``SERVICE_KEYS``
-(``name=secret,...``, read and checked by service/config.py).
+(``name=secret,...``, read and checked by service/settings/clients.py).
 
 The app keeps no secret as it is: each key as the HMAC-SHA256 of its secret keyed with
 ``SERVER_SECRET``. A request's bearer is hashed the same way and compared with every
@@ -19,9 +19,10 @@ import hmac
 
 from flask import Flask, current_app, g, request
 
-from ..config import service_keys
+from ..settings.clients import parse_service_keys
 from .bearer import parse_bearer
 from .problems import Problem, ProblemType
+from .settings import settings
 
 #: The security of operations only a service key may call, and of those a key or a
 #: seat's token may call.
@@ -45,11 +46,11 @@ _EXTENSION = "scopa_service_keys"
 _FOUND = "service_key"
 
 
-def install(app: Flask) -> None:
-    """Keep the app's keys as keyed hashes of their secrets (by name)."""
-    secret = str(app.config["SERVER_SECRET"]).encode()
+def install(app: Flask, server_secret: str, service_keys: str) -> None:
+    """Keep the app's keys (SERVICE_KEYS) as keyed hashes of their secrets (by name)."""
+    secret = server_secret.encode()
     app.extensions[_EXTENSION] = {
-        name: _digest(secret, key) for name, key in service_keys(app.config["SERVICE_KEYS"]).items()
+        name: _digest(secret, key) for name, key in parse_service_keys(service_keys).items()
     }
 
 
@@ -67,7 +68,7 @@ def requesting_key() -> str | None:
     keys: dict[str, bytes] = current_app.extensions.get(_EXTENSION, {})
     bearer = parse_bearer(request.headers.get("Authorization")) if keys else None
     if bearer is not None:
-        digest = _digest(str(current_app.config["SERVER_SECRET"]).encode(), bearer)
+        digest = _digest(settings().server_secret.encode(), bearer)
         for name, stored in keys.items():  # every one compared: no early answer
             if hmac.compare_digest(digest, stored):
                 found = name

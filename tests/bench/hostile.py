@@ -234,7 +234,7 @@ def tree_cpu_seconds(pid: int) -> float:
 def default_env() -> dict[str, str]:
     """The service's own defaults for every setting the live tests change (they turn the
     limits off and shorten the computer players' turns); not the secret, which has none."""
-    defaults = config.from_env({})
+    defaults = config.load({}).app_config()
     return {key: str(defaults[key]) for key in DEFAULT_ENV if defaults.get(key) not in (None, "")}
 
 
@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         threads = [
             threading.Thread(target=lambda run=run: tallies.append(run()), name=name)
             for name, run in attackers(
-                service.port, until, args.parallel, config.from_env(service.env)
+                service.port, until, args.parallel, config.load(service.env).app_config()
             ).items()
         ]
         threads.append(
