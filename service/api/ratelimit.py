@@ -102,6 +102,8 @@ QUOTAS = {
         Quota(
             "reactions", "REACTION_LIMIT_PER_ADDRESS", "REACTION_LIMIT_PER_TOKEN", 60, "reactions"
         ),
+        # Only a service key asks for them: its limit is counted per key.
+        Quota("redeliveries", "WEBHOOK_REDELIVERY_LIMIT", None, 60, "webhook redeliveries"),
     )
 }
 #: Every setting that holds a limit (0 turns it off); then streams open at once

@@ -106,10 +106,8 @@ def _in_round(kind: ProblemType) -> Explain:
     this row's when that problem is ``kind``."""
 
     def explain(error: RoundGameRefusedError) -> str | None:
-        from .problem import problem_of  # (which reads this catalogue)
-
-        inner = problem_of(error.error)
-        return f"games[{error.number}]: {inner.detail}" if inner.type == kind else None
+        found, said = explained(error.error)  # (defined below, called once rows exist)
+        return f"games[{error.number}]: {said.detail}" if found.type == kind else None
 
     return explain
 
