@@ -118,9 +118,9 @@ class Person:
         page.check(f"#setup-form [name=against][value={against}]")
         if against == "computer":
             page.select_option("#setup-form [name=level]", level)
-        page.fill("#setup-form [name=target]", str(target))
-        for field, value in more.items():
+        for field, value in more.items():  # first: a variant sets its own target
             page.select_option(f"#setup-form [name={field}]", value)
+        page.fill("#setup-form [name=target]", str(target))
         page.click("#setup-form [type=submit]")
 
     # -- what the page shows --------------------------------------------------------------

@@ -1,0 +1,109 @@
+"""The /play page as issue 36 asks it (the table, round two), in Chromium (the fixtures,
+the people and the service are tests/test_browser.py's): Scopone's nine and ten cards
+on a phone held either way, a table that a failed read never freezes, a sweep that
+never covers your turn, and the moves since your last turn at a size one can read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests import test_browser
+from tests.live import LiveService
+from tests.test_browser import Person, check_axe
+from tests.test_browser_play import (
+    LANDSCAPE,
+    PHONE,
+    PORTRAIT,
+    check_fits,
+    playable,
+    small_controls,
+    tap_card,
+    wait_turn_or_sheet,
+)
+
+#: The fixtures of tests/test_browser.py: its Chromium, and the people at the page.
+browser = test_browser.browser
+people = test_browser.people
+
+
+def untappable(person: Person) -> list[str]:
+    """The cards of the hand a finger cannot reach: off the screen, or covered where they
+    show (the point tapped is the middle of the card's part inside the viewport; the
+    element found there must be the card or inside it)."""
+    return list(
+        person.page.evaluate(
+            """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+              const bad = [];
+              for (const card of document.querySelectorAll('#hand .card')) {
+                const r = card.getBoundingClientRect();
+                const left = Math.max(r.left, 0), right = Math.min(r.right, innerWidth);
+                const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
+                const inside = r.left >= -0.5 && r.top >= -0.5
+                  && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5;
+                const hit = right > left && bottom > top
+                  && document.elementFromPoint((left + right) / 2, (top + bottom) / 2);
+                if (!inside || !hit || !card.contains(hit)) {
+                  bad.push(`${card.dataset.card} at ${Math.round(r.left)},${Math.round(r.top)}`
+                    + `..${Math.round(r.right)},${Math.round(r.bottom)}`);
+                }
+              }
+              done(bad);
+            })))"""
+        )
+    )
+
+
+# -- 1. Scopone on a phone ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "held"),
+    [("scopone", 9), ("scopone_scientifico", 10)],
+    ids=["scopone", "scientifico"],
+)
+def test_scopone_is_played_on_a_phone_held_either_way(
+    people: Callable[..., Person], live_service: LiveService, variant: str, held: int
+) -> None:
+    """A Scopone match (four players, nine or ten cards a hand) on a phone by touch,
+    turned between portrait (390x844) and landscape (844x390) at each turn: every card of
+    the hand lies inside the screen where a finger reaches it (nothing over it), the page
+    never scrolls sideways or down, every control is 44 px or more, and every card dealt
+    to Ann is tapped and played (issue 36, item 1)."""
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.open()
+    ann.start(level="random", target=1, variant=variant)
+    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
+    assert ann.page.get_attribute("#game", "data-players") == "4"
+    assert len(ann.cards("#hand")) == held
+    check_axe(ann, f"{variant} on a phone")
+
+    dealt: set[str] = set(ann.cards("#hand"))
+    played: set[str] = set()
+    turns = 0
+    while True:
+        state = wait_turn_or_sheet(ann)
+        if state == "over":
+            break
+        if state == "sheet":
+            ann.page.tap("#close-scores")
+            continue
+        dealt |= set(ann.cards("#hand"))
+        for size in (PORTRAIT, LANDSCAPE) if turns % 2 == 0 else (LANDSCAPE, PORTRAIT):
+            ann.page.set_viewport_size(size)
+            where = f"{variant}, {size['width']}x{size['height']}, turn {turns + 1}"
+            check_fits(ann, where)
+            assert untappable(ann) == [], where
+            assert small_controls(ann, 44) == [], where
+            if turns == 0:
+                ann.screenshot(f"{variant}-{size['width']}x{size['height']}")
+        card = playable(ann)[0]
+        tap_card(ann, card)
+        played.add(card)
+        turns += 1
+
+    assert turns >= held  # the whole first hand at least
+    assert played == dealt  # every card Ann held was tapped, and played
+    ann.page.wait_for_selector("#final:not([hidden]) #final-rematch")
