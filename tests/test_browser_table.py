@@ -6,7 +6,11 @@ never covers your turn, and the moves since your last turn at a size one can rea
 
 from __future__ import annotations
 
+import json
+import re
+import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -17,6 +21,7 @@ from tests.test_browser_play import (
     LANDSCAPE,
     PHONE,
     PORTRAIT,
+    WATCH,
     check_fits,
     playable,
     small_controls,
@@ -107,3 +112,88 @@ def test_scopone_is_played_on_a_phone_held_either_way(
     assert turns >= held  # the whole first hand at least
     assert played == dealt  # every card Ann held was tapped, and played
     ann.page.wait_for_selector("#final:not([hidden]) #final-rematch")
+
+
+# -- 2. one failed read never freezes the table --------------------------------------------------
+
+
+class TurnFaults:
+    """A failure on the first read of a kind (``legal``: GET legal-moves; ``view``: GET
+    the game) once armed, as Ann's turn comes back: a 429 or a 503 with Retry-After: 1,
+    the read sent and its answer lost (the connection reset), or sent and never answered
+    at all (a connection gone silent). When each was served is kept."""
+
+    PATHS = {
+        "legal": re.compile(r"/v1/games/[^/]+/legal-moves$"),
+        "view": re.compile(r"/v1/games/[^/]+$"),
+    }
+
+    def __init__(self) -> None:
+        self.armed: tuple[str, str] | None = None
+        self.served: list[tuple[str, str, float]] = []
+        self.hung: list[Any] = []
+
+    def handle(self, route: Any) -> None:
+        path = route.request.url.split("?")[0]
+        armed = self.armed
+        if armed is None or route.request.method != "GET" or not self.PATHS[armed[0]].search(path):
+            route.continue_()
+            return
+        self.armed = None
+        kind, fault = armed
+        self.served.append((kind, fault, time.monotonic()))
+        if fault == "lost":
+            route.fetch()
+            route.abort("connectionreset")
+            return
+        if fault == "hung":
+            self.hung.append(route)  # sent, and no answer ever comes (nor an error)
+            return
+        status = int(fault)
+        problem = {"title": "Too Many Requests" if status == 429 else "Service Unavailable"}
+        route.fulfill(
+            status=status,
+            content_type="application/problem+json",
+            headers={"Retry-After": "1"},
+            body=json.dumps({**problem, "status": status, "detail": "Try again in 1 second."}),
+        )
+
+
+def test_a_failed_read_as_the_turn_comes_back_never_freezes_the_table(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Four players: each time Ann's turn comes back, its first read of her legal moves
+    (or of the game) fails: a 429 or a 503 (Retry-After: 1), an answer lost on the way,
+    or no answer ever. Each time, her cards are playable again within Retry-After plus 2 s, the page
+    asking again by itself, and no error is shown (issue 36, item 2)."""
+    faults = TurnFaults()
+    faults_in_turn = ("429", "503", "lost", "hung")
+    plan = [(kind, fault) for fault in faults_in_turn for kind in ("legal", "view", "legal")]
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.context.route(re.compile(r"/v1/games/"), faults.handle)
+    ann.allowed = re.compile(r"status of (429|503)|ERR_CONNECTION_RESET|ERR_FAILED")
+    ann.open()
+    ann.page.wait_for_selector("#setup:not([hidden])")
+    ann.page.evaluate(WATCH)
+    ann.start(level="random", target=11, players="4")
+    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
+    waits: list[tuple[str, str, float]] = []
+    while len(waits) < len(plan):
+        state = wait_turn_or_sheet(ann)
+        if state == "over":
+            break
+        if state == "sheet":
+            ann.page.tap("#close-scores")
+            continue
+        if faults.served and len(waits) < len(faults.served):
+            kind, fault, at = faults.served[-1]
+            waits.append((kind, fault, time.monotonic() - at))
+        # The next turn's first read fails.
+        faults.armed = plan[len(waits)] if len(waits) < len(plan) else None
+        tap_card(ann, playable(ann)[0])
+        # Ann's move landed: the computers play, and her turn comes back.
+    slow = [(kind, fault, round(took, 2)) for kind, fault, took in waits if took > 1 + 2]
+    assert len(waits) == len(plan), f"the match ended first: {waits}"
+    assert not slow, f"playable again only after: {slow} (all: {waits})"
+    assert ann.page.evaluate("() => window.errorsShown") == []
+    assert ann.page.evaluate("() => window.notReloaded") is True
