@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import requests
 
 from tests import test_browser
 from tests.live import LiveService
-from tests.test_browser import Person, check_axe
+from tests.test_browser import Person, check_axe, wait_until
 from tests.test_browser_play import (
     LANDSCAPE,
     PHONE,
@@ -197,3 +198,65 @@ def test_a_failed_read_as_the_turn_comes_back_never_freezes_the_table(
     assert not slow, f"playable again only after: {slow} (all: {waits})"
     assert ann.page.evaluate("() => window.errorsShown") == []
     assert ann.page.evaluate("() => window.notReloaded") is True
+
+
+# -- 3. a sweep never covers your turn ----------------------------------------------------------
+
+#: Ann (seat 0, first to play) holds three sixes, the computer three tens, and four aces
+#: lie on the table: Ann's six takes nothing (no aces add up to six), and the computer's
+#: ten then takes the whole table (four aces and the six: a scopa, docs/rules.md R5.1),
+#: whichever it plays. Then it is Ann's turn.
+SWEPT_DECK = "6D 6C 6S 10B 10C 10S 1D 1C 1S 1B".split()
+SWEPT_DECK += [f"{v}{s}" for v in range(1, 11) for s in "DCSB" if f"{v}{s}" not in SWEPT_DECK]
+
+
+def test_a_sweep_is_shown_then_out_of_the_way_of_your_turn(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """The computer sweeps the table, and it is Ann's turn: the sweep is shown (its
+    banner, a pause before the game goes on), and when her cards are playable the banner
+    is gone: nothing lies over the table or her hand during her turn (issue 36, item 3)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={
+            "seats": [{"name": "Ann"}, {"name": "Computer", "bot": "random"}],
+            "deck": SWEPT_DECK,
+            "first_dealer": 1,
+            "target": 11,
+        },
+        timeout=10,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.hold(game_id, token)
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    assert ann.cards("#table") == ["1D", "1C", "1S", "1B"]
+    # When the banner shows and hides, and when her cards become playable.
+    ann.page.evaluate(
+        """() => { window.seen = [];
+          const note = (what) => window.seen.push([what, performance.now()]);
+          new MutationObserver(() => note(document.querySelector('#banner').hidden
+              ? 'banner hidden' : 'banner shown'))
+            .observe(document.querySelector('#banner'), {attributes: true});
+          new MutationObserver(() => document.querySelector('#game').dataset.ready === 'true'
+              && note('ready'))
+            .observe(document.querySelector('#game'), {attributes: true}); }"""
+    )
+    tap_card(ann, "6D")
+    wait_until(lambda: ann.ready() and not ann.cards("#table"), what="Ann's turn after the sweep")
+    log = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+    sweep = [e for e in log["events"] if e["type"] == "move"][1]
+    assert sweep["seat"] == 1 and sweep["scopa"] is True
+    seen = ann.page.evaluate("() => window.seen")
+    marks = [what for what, _ in seen]
+    assert "banner shown" in marks, seen
+    shown = next(at for what, at in seen if what == "banner shown")
+    ready = next(at for what, at in seen if what == "ready" and at > shown)
+    # The sweep had its moment: the game went on no sooner than a pause after it.
+    assert ready - shown >= 600, seen
+    # And her turn has nothing over it: the banner went before her cards were playable.
+    hidden = [at for what, at in seen if what == "banner hidden" and at > shown]
+    assert hidden and hidden[0] <= ready, seen
+    assert ann.page.is_hidden("#banner")
+    assert untappable(ann) == []
+    check_axe(ann, "Ann's turn after the computer's sweep")

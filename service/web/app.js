@@ -11,7 +11,7 @@ import { fitCards } from './fit.js';
 import { follow } from './follow.js';
 import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
 import { cardList, cardName, useNames } from './names.js';
-import { scopaMoment, setSound, turnMoment } from './moments.js';
+import { scopaMoment, setSound, sweepShown, turnMoment } from './moments.js';
 import { EMOTES, showReaction } from './reactions.js';
 import * as saved from './saved.js';
 import { handTable, matchTable, sideName } from './scores.js';
@@ -21,6 +21,7 @@ import { renderGame } from './table.js';
 const SCREENS = ['loading', 'setup', 'join', 'lobby', 'game'];
 const RESYNC_MS = 2500;
 const DEAL_MS = 350;
+const SWEEP_PAUSE_MS = 900; // a sweep is seen before the game goes on
 
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -259,6 +260,7 @@ class Game {
     this.armed = null;
     this.hinted = null;
     hideHint();
+    sweepShown(); // a card laid, a deal: the table is no longer the swept one
     switch (event.type) {
       case 'move':
         if (event.seat === before.you) this.sending = false; // it is on the table now
@@ -268,6 +270,10 @@ class Game {
           const cards = this.scopaCards.get(event.seat) ?? [];
           this.scopaCards.set(event.seat, [...cards, event.card]);
           scopaMoment(t('scopaBy', { name: seatName(before, event.seat) }));
+          this.view = after;
+          this.draw(after);
+          await wait(SWEEP_PAUSE_MS); // the swept table, its banner over it, a moment
+          if (era !== this.era) return;
         }
         break;
       case 'deal':
@@ -338,6 +344,7 @@ class Game {
         this.legal = grouped(moves);
         this.declarations = declarations;
         this.sending = false;
+        sweepShown(); // nothing over the table on your turn
         this.draw();
         turnMoment();
       } else {
