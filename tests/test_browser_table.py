@@ -35,15 +35,16 @@ browser = test_browser.browser
 people = test_browser.people
 
 
-def untappable(person: Person) -> list[str]:
-    """The cards of the hand a finger cannot reach: off the screen, or covered where they
-    show (the point tapped is the middle of the card's part inside the viewport; the
-    element found there must be the card or inside it)."""
+def untappable(person: Person, cards: str = "#hand .card") -> list[str]:
+    """The cards (of the hand, or ``cards``) a finger cannot reach nor an eye see: off the
+    screen, or covered where they show (the point tapped is the middle of the card's part
+    inside the viewport; the element found there must be the card or inside it)."""
     return list(
         person.page.evaluate(
-            """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+            """(cards) => new Promise((done) =>
+              requestAnimationFrame(() => requestAnimationFrame(() => {
               const bad = [];
-              for (const card of document.querySelectorAll('#hand .card')) {
+              for (const card of document.querySelectorAll(cards)) {
                 const r = card.getBoundingClientRect();
                 const left = Math.max(r.left, 0), right = Math.min(r.right, innerWidth);
                 const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
@@ -57,7 +58,8 @@ def untappable(person: Person) -> list[str]:
                 }
               }
               done(bad);
-            })))"""
+            })))""",
+            cards,
         )
     )
 
@@ -260,3 +262,70 @@ def test_a_sweep_is_shown_then_out_of_the_way_of_your_turn(
     assert ann.page.is_hidden("#banner")
     assert untappable(ann) == []
     check_axe(ann, "Ann's turn after the computer's sweep")
+
+
+# -- 4. the moves since your last turn ----------------------------------------------------------
+
+
+def shown_moves(person: Person) -> list[dict[str, Any]]:
+    """The moves the page lists since Ann's, oldest first, and the width of their cards."""
+    return list(
+        person.page.eval_on_selector_all(
+            "#last-move .recent",
+            """els => els.map((e) => ({seat: Number(e.dataset.seat), card: e.dataset.card,
+                capture: e.dataset.capture ? e.dataset.capture.split(' ') : [],
+                widths: [...e.querySelectorAll('.face')].map(
+                  (f) => f.getBoundingClientRect().width)}))""",
+        )
+    )
+
+
+@pytest.mark.parametrize("players", [4, 6])
+def test_the_moves_since_your_last_turn_at_a_size_one_reads(
+    people: Callable[..., Person], live_service: LiveService, players: int
+) -> None:
+    """Four and six players on a phone: at each of Ann's turns the page lists every move
+    played since hers (three or five), oldest first, each with its card and what it took,
+    in cards 40 px wide or more, portrait and landscape, the page never scrolling (issue
+    36, item 4)."""
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.open()
+    ann.start(level="random", target=11, players=str(players))
+    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
+    game_id = ann.seat()[0]
+    checked = 0
+    while checked < 4:
+        state = wait_turn_or_sheet(ann)
+        if state == "over":
+            break
+        if state == "sheet":
+            ann.page.tap("#close-scores")
+            continue
+        log = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
+        deals = [e for e in log["events"] if e["type"] == "deal"]
+        since = min(e["seq"] for e in deals if e["hand"] == deals[-1]["hand"])  # this hand's
+        moves = [e for e in log["events"] if e["type"] == "move" and e["seq"] > since]
+        mine = [i for i, e in enumerate(moves) if e["seat"] == 0]
+        if mine:  # not the first turn of a hand: the moves since hers, hers first
+            expected = [
+                {"seat": e["seat"], "card": e["card"], "capture": e["capture"]}
+                for e in moves[mine[-1] :]
+            ]
+            for size in (PORTRAIT, LANDSCAPE):
+                ann.page.set_viewport_size(size)
+                where = f"{players} players, {size['width']}x{size['height']}"
+                shown = shown_moves(ann)
+                assert [{k: m[k] for k in ("seat", "card", "capture")} for m in shown] == (
+                    expected
+                ), where
+                assert len(shown) == players, where
+                widths = [w for m in shown for w in m["widths"]]
+                assert min(widths) >= 40, f"{where}: cards {widths} px wide"
+                check_fits(ann, where)
+                assert untappable(ann, "#last-move .face") == [], f"{where}: moves covered"
+                assert untappable(ann) == [], where
+                ann.screenshot(f"recent-{players}-{size['width']}x{size['height']}")
+            ann.page.set_viewport_size(PORTRAIT)
+            checked += 1
+        tap_card(ann, playable(ann)[0])
+    assert checked == 4

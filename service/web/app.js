@@ -110,6 +110,7 @@ class Game {
     this.armed = null; // touch: the card tapped once
     this.hinted = null; // the card the last hint named
     this.scopaCards = new Map(); // seat -> the cards that made its scopas this hand
+    this.recent = []; // the moves since ours (ours first), as the page saw them
     this.listen();
   }
 
@@ -199,6 +200,7 @@ class Game {
     this.selected = null;
     this.armed = null;
     this.sending = false;
+    this.recent = view.last_move ? [view.last_move] : [];
     this.draw();
     if (view.last_move) say(() => describe(view, { type: 'move', ...view.last_move }), true);
     if (view.status === 'finished') showResult(this);
@@ -262,8 +264,11 @@ class Game {
     hideHint();
     sweepShown(); // a card laid, a deal: the table is no longer the swept one
     switch (event.type) {
-      case 'move':
+      case 'move': {
         if (event.seat === before.you) this.sending = false; // it is on the table now
+        const move = { seat: event.seat, card: event.card, capture: event.capture, scopa: event.scopa };
+        const mine = event.seat === before.you;
+        this.recent = mine ? [move] : [...this.recent, move].slice(-before.seats.length);
         if (moving()) await animateMove(event, before, after, page.faces, draw);
         if (era !== this.era) return;
         if (event.scopa) {
@@ -276,8 +281,12 @@ class Game {
           if (era !== this.era) return;
         }
         break;
+      }
       case 'deal':
-        if (event.hand !== before.hand_number) this.scopaCards = new Map();
+        if (event.hand !== before.hand_number) {
+          this.scopaCards = new Map();
+          this.recent = [];
+        }
         extra = { dealt: new Set([...(event.cards ?? []), ...event.table]) };
         break;
       case 'hand_over':
@@ -391,6 +400,7 @@ class Game {
       hinted: this.hinted,
       sending: this.sending,
       scopaCards: this.scopaCards,
+      recent: this.recent,
       ...extra,
     });
     const game = $('#game');
@@ -407,7 +417,9 @@ class Game {
     const seated = view.you !== null && view.you !== undefined;
     $('#hint').hidden = !(seated && view.status === 'playing' && !waiting);
     $('#hint').disabled = !(this.legal && !this.busy && !this.sending);
-    $('#reactions').hidden = !(seated && view.status === 'playing'); // 409 once it is over
+    const reacting = seated && view.status === 'playing'; // 409 once it is over
+    $('#react').hidden = !reacting;
+    if (!reacting) showReactions(false);
     renderFinal(this);
     fitCards();
   }
@@ -1033,9 +1045,20 @@ function wire() {
   for (const id of ['#dialog-new-game', '#final-new-game']) $(id).addEventListener('click', newGame);
 
   $('#hint').addEventListener('click', () => page.game?.hint());
+  // The reactions: one button opens them, a reaction sent (a click elsewhere, Escape)
+  // closes them.
+  $('#react').addEventListener('click', () => showReactions($('#reactions').hidden));
   $('#reactions').addEventListener('click', (event) => {
     const button = event.target.closest('button[data-emote]');
-    if (button) page.game?.react(button.dataset.emote);
+    if (!button) return;
+    page.game?.react(button.dataset.emote);
+    showReactions(false, true);
+  });
+  document.addEventListener('click', (event) => {
+    if (!$('#reactions').hidden && !event.target.closest('.react-box')) showReactions(false);
+  });
+  $('.react-box').addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !$('#reactions').hidden) showReactions(false, true);
   });
 
   const sound = $('#sound');
@@ -1073,7 +1096,18 @@ function wire() {
   window.addEventListener('resize', () => fitCards());
 }
 
-/** The row of reactions: one button an emote, its glyph shown, its name read. */
+/** The reactions opened (the first one focused) or closed (`refocus`: the focus back on
+ * the button that opens them). */
+function showReactions(open, refocus = false) {
+  const box = $('#reactions');
+  if (box.hidden === !open) return;
+  box.hidden = !open;
+  $('#react').setAttribute('aria-expanded', String(open));
+  if (open) box.querySelector('button')?.focus();
+  else if (refocus) $('#react').focus();
+}
+
+/** The reactions: one button an emote, its glyph shown, its name read. */
 function fillEmotes() {
   fill(
     $('#reactions'),

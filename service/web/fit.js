@@ -3,7 +3,8 @@
 // area takes what is left, CSS grid's 1fr), for as many cards as lie there.
 //
 // The hand wraps (style.css): nine or ten cards (Scopone) lie in two rows, each card
-// whole and inside the screen. Whatever it sizes, the page must neither scroll down nor
+// whole and inside the screen. The moves since yours (under the table, or above your
+// hand on a phone held sideways) take what room they need at the size sized here. Whatever it sizes, the page must neither scroll down nor
 // sideways: cards are made smaller until it does not.
 
 import { $ } from './dom.js';
@@ -13,6 +14,11 @@ const LARGEST = 120;
 const SMALLEST = 26;
 const RATIO = 1.5; // a card is 100 x 150
 const TAPPABLE = 44; // the smallest a card of the hand gets: a finger's width
+// The cards of the moves since yours: as large as the table's, at most this, at least
+// that (their index still read).
+const RECENT_LARGEST = 56;
+const RECENT_SMALLEST = 40;
+const FAIR_TABLE = 56; // a table's card this wide or more is not cramped
 
 /** The widest card such that `n` cards, in rows, fit `width` x `height`. */
 export function widest(n, width, height, largest = LARGEST, smallest = SMALLEST) {
@@ -46,13 +52,26 @@ export function fitCards() {
   const share = (landscape ? 0.36 : 0.19) + (held > 6 ? 0.08 : 0);
   const width = hand.clientWidth || window.innerWidth;
   let handW = widest(held, width, window.innerHeight * share, 130, TAPPABLE);
-  for (let tries = 0; tries < 16; tries += 1) {
+  let recentW = RECENT_LARGEST;
+  for (let tries = 0; tries < 24; tries += 1) {
     game.style.setProperty('--hand-w', `${handW}px`);
-    fitTable(game, handW);
-    // Still larger than the screen (the capture choices, a declaration, a long list of
-    // seats): a smaller hand, until it fits.
-    if (!overflows(game) || handW <= TAPPABLE) break;
-    handW = Math.max(TAPPABLE, handW - 6);
+    game.style.setProperty('--recent-w', `${recentW}px`);
+    const tableW = fitTable(game, handW);
+    // The moves since yours never in larger cards than the table's (what you capture).
+    if (recentW > Math.max(RECENT_SMALLEST, tableW)) {
+      recentW = Math.max(RECENT_SMALLEST, tableW);
+      continue;
+    }
+    // The table's cards far smaller than the hand's (what you capture, squeezed by a
+    // few large cards of yours): a smaller hand.
+    const cramped = handW > TAPPABLE && tableW < Math.min(FAIR_TABLE, handW * 0.7);
+    // Still larger than the screen (the moves since yours, the capture choices, a
+    // declaration, a long list of seats): smaller cards of those moves, then a smaller
+    // hand, until it fits.
+    if (!cramped && !overflows(game)) break;
+    if (!cramped && recentW > RECENT_SMALLEST) recentW = Math.max(RECENT_SMALLEST, recentW - 4);
+    else if (handW > TAPPABLE) handW = Math.max(TAPPABLE, handW - 6);
+    else break;
   }
 }
 
@@ -65,4 +84,5 @@ function fitTable(game, handW) {
   const lying = Math.max(4, $('#table').querySelectorAll('.card').length);
   const tableW = widest(lying, width, height, Math.min(handW, 110));
   game.style.setProperty('--card-w', `${tableW}px`);
+  return tableW;
 }

@@ -190,7 +190,9 @@ function renderTable(view, ui) {
   fill(table, cards.length ? cards : h('li', { class: 'empty' }, t('emptyTable')));
 }
 
-/** The last move, until the next: who played which card, and what it took. */
+/** The moves since your last one (`ui.recent`; the view's last move when the page has
+ * seen no more), oldest first: who played which card, and what it took. The box says
+ * the latest (its `data-card`); each line says its own, in words for screen readers. */
 function renderLastMove(view, ui) {
   const box = $('#last-move');
   const last = view.last_move;
@@ -199,28 +201,38 @@ function renderLastMove(view, ui) {
     fill(box);
     return;
   }
-  const faces = (codes) => codes.map((code) => cardFace(code, ui.faces, { class: 'face mini', dataset: { card: code } }));
+  const seen = ui.recent?.length && ui.recent[ui.recent.length - 1].card === last.card ? ui.recent : [last];
+  const faces = (codes) => codes.map((code) => cardFace(code, ui.faces, { class: 'face recent-face', dataset: { card: code } }));
   box.hidden = false;
   box.dataset.seat = last.seat;
   box.dataset.card = last.card;
   box.dataset.capture = last.capture.join(' ');
+  box.dataset.count = seen.length;
   box.classList.toggle('scopa', Boolean(last.scopa));
-  const sentence = last.capture.length
-    ? t('playedTook', { name: seatName(view, last.seat), card: cardName(last.card), cards: cardList(last.capture) })
-    : t('played', { name: seatName(view, last.seat), card: cardName(last.card) });
-  fill(
-    box,
-    h('span', { class: 'visually-hidden' }, `${t('lastMove')}: ${sentence}${last.scopa ? ` ${t('scopa')}` : ''}`),
-    h(
-      'span',
-      { class: 'last-pictures', 'aria-hidden': 'true' },
-      h('span', { class: 'last-who' }, t('lastPlayed', { name: seatName(view, last.seat) })),
-      faces([last.card]),
-      last.capture.length ? h('span', { class: 'last-who' }, t('lastTook')) : null,
-      faces(last.capture),
-      last.scopa ? h('span', { class: 'badge scopa-badge' }, t('scopa')) : null,
-    ),
-  );
+  const line = (move) => {
+    const name = seatName(view, move.seat);
+    const sentence = move.capture.length
+      ? t('playedTook', { name, card: cardName(move.card), cards: cardList(move.capture) })
+      : t('played', { name, card: cardName(move.card) });
+    return h(
+      'li',
+      {
+        class: move.scopa ? 'recent scopa' : 'recent',
+        dataset: { seat: move.seat, card: move.card, capture: move.capture.join(' ') },
+      },
+      h('span', { class: 'visually-hidden' }, `${sentence}${move.scopa ? ` ${t('scopa')}` : ''}`),
+      h('span', { class: 'last-who', 'aria-hidden': 'true' }, name),
+      h(
+        'span',
+        { class: 'last-pictures', 'aria-hidden': 'true' },
+        faces([move.card]),
+        move.capture.length ? h('span', { class: 'last-took' }, '→') : null,
+        faces(move.capture),
+        move.scopa ? h('span', { class: 'badge scopa-badge' }, t('scopa')) : null,
+      ),
+    );
+  };
+  fill(box, h('ol', { class: 'recent-moves', 'aria-label': t('recentMoves') }, seen.map(line)));
 }
 
 function renderHand(view, ui) {
