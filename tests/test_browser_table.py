@@ -17,7 +17,7 @@ import requests
 
 from tests import test_browser
 from tests.live import LiveService
-from tests.test_browser import Person, check_axe, wait_until
+from tests.test_browser import Person, check_axe, names, wait_until
 from tests.test_browser_play import (
     LANDSCAPE,
     PHONE,
@@ -329,3 +329,69 @@ def test_the_moves_since_your_last_turn_at_a_size_one_reads(
             checked += 1
         tap_card(ann, playable(ann)[0])
     assert checked == 4
+
+
+# -- 9. accessibility -------------------------------------------------------------------------
+
+
+def contrast(person: Person, selector: str) -> float:
+    """WCAG's contrast ratio of ``selector``'s text on the colour behind it (the first
+    opaque background among it and its ancestors)."""
+    return float(
+        person.page.evaluate(
+            """(selector) => {
+              const rgb = (c) => c.match(/[\\d.]+/g).map(Number);
+              const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+                return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+                .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+              let el = document.querySelector(selector);
+              const fg = lum(rgb(getComputedStyle(el).color));
+              let bg = null;
+              for (; el && !bg; el = el.parentElement) {
+                const c = rgb(getComputedStyle(el).backgroundColor);
+                if (c.length === 3 || c[3] === 1) bg = lum(c);
+              }
+              bg ??= 1;
+              return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+            }""",
+            selector,
+        )
+    )
+
+
+def test_the_hint_link_reads_and_the_hand_is_named_as_it_shows(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """The hint's link to the rules stands out from the felt (4.5:1 or more), and the
+    cards of the hand are named as they show (no `aria-label` saying something else than
+    their visible index: axe-core's label-content-name-mismatch, which it runs only when
+    asked, finds nothing), the hint open (issue 36, item 9)."""
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright")
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={
+            "seats": [{"name": "Ann"}, {"name": "Computer", "bot": "random"}],
+            "first_dealer": 1,
+            "target": 11,
+        },
+        timeout=10,
+    ).json()
+    ann = people("Ann")
+    ann.hold(created["id"], created["seats"][0]["token"])
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    ann.page.click("#hint")
+    ann.page.wait_for_selector("#hint-text:not([hidden]) a")
+    ratio = contrast(ann, "#hint-text a")
+    assert ratio >= 4.5, f"the hint's link: {ratio:.1f}:1"
+    options = {
+        "rules": {"label-content-name-mismatch": {"enabled": True}},
+        "resultTypes": ["violations"],
+    }
+    violations = axe.Axe().run(ann.page, options=options).response["violations"]
+    assert [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations] == []
+    # The cards still say their names to a screen reader (their text, not a label).
+    english = names(live_service, "en")
+    for card in ann.cards("#hand"):
+        named = ann.page.get_by_role("button", name=english[card], exact=True)
+        assert named.get_attribute("data-card") == card
+    check_axe(ann, "the hint open on a desktop")

@@ -256,13 +256,14 @@ function renderHand(view, ui) {
       {
         type: 'button',
         class: classes.join(' '),
-        'aria-label': declared.has(code) ? `${cardName(code)} (${t('declaredMark')})` : cardName(code),
         'aria-disabled': playable ? 'false' : 'true',
         'aria-pressed': ui.selected === code || (playable && ui.armed === code) ? 'true' : 'false',
         tabindex: code === current ? '0' : '-1',
         title: declared.has(code) ? t('declaredMark') : null,
         dataset: declared.has(code) ? { card: code, mark: t('declaredMark') } : { card: code },
       },
+      // Named by its text (not an aria-label unlike what shows: the index on the face).
+      h('span', { class: 'visually-hidden' }, declared.has(code) ? `${cardName(code)} (${t('declaredMark')})` : cardName(code)),
       mattaMark(view, code),
       cardSvg(code, ui.faces),
     );
