@@ -395,3 +395,56 @@ def test_the_hint_link_reads_and_the_hand_is_named_as_it_shows(
         named = ann.page.get_by_role("button", name=english[card], exact=True)
         assert named.get_attribute("data-card") == card
     check_axe(ann, "the hint open on a desktop")
+
+
+FOCUS_IN_HAND = "() => document.activeElement?.closest('#hand') !== null"
+
+
+def test_the_keyboard_focus_stays_with_the_hand_through_a_match(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """A match (a hand and more) played with the keyboard alone (Tab into the hand once;
+    arrows, Enter, the capture choices by Enter, the score sheet closed by Enter): at
+    every turn after the first, the focus is on a card of the hand, never back on the
+    page: after a capture chosen, after the computer's moves, after the sheet is closed
+    (issue 36, item 9)."""
+    ann = people("Ann")
+    ann.open()
+    ann.start(level="random", target=11)
+    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
+    ann.page.focus("#lang")
+    for _ in range(12):
+        ann.page.keyboard.press("Tab")
+        if ann.page.evaluate(FOCUS_IN_HAND):
+            break
+    lost: list[str] = []
+    turns = 0
+    sheets = 0
+    while True:
+        state = wait_turn_or_sheet(ann)
+        if state == "over" or turns >= 22:  # a whole hand, its sheet, and the next hand's
+            break
+        if state == "sheet":
+            ann.page.wait_for_function("() => document.activeElement?.closest('dialog')")
+            ann.page.focus("#close-scores")
+            ann.page.keyboard.press("Enter")
+            sheets += 1
+            continue
+        if not ann.page.evaluate(FOCUS_IN_HAND):
+            lost.append(
+                f"turn {turns + 1}: {ann.page.evaluate('() => document.activeElement?.tagName')}"
+            )
+            ann.page.focus("#hand .card[tabindex='0']")
+        hand = ann.cards("#hand")
+        at = hand.index(ann.page.evaluate("() => document.activeElement.dataset.card"))
+        to = hand.index(playable(ann)[-1])
+        for _ in range(abs(to - at)):
+            ann.page.keyboard.press("ArrowRight" if to > at else "ArrowLeft")
+        seq = ann.seq()
+        ann.page.keyboard.press("Enter")
+        if ann.page.is_visible("#choices"):
+            ann.page.keyboard.press("Enter")  # the first choice has the focus
+        ann.wait_for_seq_after(seq)
+        turns += 1
+    assert turns >= 18 and sheets >= 1, (turns, sheets)
+    assert lost == [], f"the focus fell back to the page at {len(lost)} of {turns} turns: {lost}"

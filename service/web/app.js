@@ -33,6 +33,7 @@ const page = {
   mode: null, // how the game is followed (follow.js): live, polling, reconnecting, offline
   oneTap: false, // touch: a tap plays at once (else a first tap shows, a second plays)
   pointer: 'mouse', // the kind of pointer of the last press
+  keyboard: false, // the last input was a key (not a press): the focus is kept in view
 };
 const clock = new Clock($('#clock'));
 
@@ -422,6 +423,7 @@ class Game {
     if (!reacting) showReactions(false);
     renderFinal(this);
     fitCards();
+    keepFocus();
   }
 
   /** A card of your hand clicked (or Enter, Space): play it, or ask what it takes. On
@@ -908,6 +910,16 @@ async function useWords() {
 
 // -- keyboard and pointer -------------------------------------------------------------------------
 
+/** Someone playing by keyboard never has the focus fall back to the page (a capture
+ * chosen and its choices gone, the hand drawn again, the score sheet closed): it goes
+ * to the hand's card in the tab order. */
+function keepFocus() {
+  if (!page.keyboard || $('#game').hidden || $('#scores-dialog').open) return;
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected && active.checkVisibility?.() !== false) return;
+  $('#hand .card[tabindex="0"]')?.focus();
+}
+
 /** Arrow keys move the focus along a row of buttons (one of them in the tab order). */
 function roving(container, event) {
   const buttons = $$('button', container);
@@ -1038,7 +1050,14 @@ function wire() {
   $('#scores-dialog').addEventListener('close', () => {
     page.dialog?.release();
     page.dialog = null;
+    keepFocus();
   });
+  document.addEventListener('keydown', (event) => {
+    if (!['Shift', 'Control', 'Alt', 'Meta'].includes(event.key)) page.keyboard = true;
+  }, true);
+  document.addEventListener('pointerdown', () => {
+    page.keyboard = false;
+  }, true);
   for (const id of ['#rematch', '#final-rematch']) {
     $(id).addEventListener('click', () => page.game?.rematch().catch(showError));
   }
