@@ -448,3 +448,30 @@ def test_the_keyboard_focus_stays_with_the_hand_through_a_match(
         turns += 1
     assert turns >= 18 and sheets >= 1, (turns, sheets)
     assert lost == [], f"the focus fell back to the page at {len(lost)} of {turns} turns: {lost}"
+
+
+# -- 5. joining ---------------------------------------------------------------------------------
+
+
+def test_the_join_form_says_which_game_you_join(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Bruno opens a join link: before he takes the seat, the form says which game it is,
+    for how many, to how many points and with what clock (issue 36, item 5)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={
+            "variant": "scopone",
+            "seats": [{"name": "Ann"}, {"open": True}, {"open": True}, {"open": True}],
+            "target": 16,
+            "clock": 30,
+        },
+        timeout=10,
+    ).json()
+    code = created["join"]["code"]
+    bruno = people("Bruno")
+    bruno.open(f"/play?game={created['id']}&code={code}")
+    bruno.page.wait_for_selector("#join:not([hidden]) #join-seats li")
+    said = bruno.page.inner_text("#join-game")
+    assert said == "Scopone · Players: 4 · playing to 16 points · Time per move: 30 s", said
+    check_axe(bruno, "the join form")

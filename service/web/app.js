@@ -10,7 +10,7 @@ import { abortedText, applyEvent, describe, matchOverText, seatName } from './ev
 import { fitCards } from './fit.js';
 import { follow } from './follow.js';
 import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
-import { cardList, cardName, useNames } from './names.js';
+import { cardList, cardName, useNames, variantName } from './names.js';
 import { scopaMoment, setSound, sweepShown, turnMoment } from './moments.js';
 import { EMOTES, showReaction } from './reactions.js';
 import * as saved from './saved.js';
@@ -846,8 +846,10 @@ async function showJoin(id, code) {
   form.elements.name.value = saved.prefs().name ?? '';
   form.querySelector('button').disabled = false;
   fill($('#join-seats'));
+  fill($('#join-game'));
   try {
     const view = await api.invitation(id, code);
+    fill($('#join-game'), joinedGame(view));
     fill($('#join-seats'), h('span', {}, t('seatsNow')), h('ul', {}, seatList(view, null)));
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) showError(new Error(t('gameGone')));
@@ -856,6 +858,17 @@ async function showJoin(id, code) {
       form.querySelector('button').disabled = true;
     } else showError(error);
   }
+}
+
+/** What a join link leads to: the game, how many play, the target, the clock. */
+function joinedGame(view) {
+  const variant = page.variants.find((v) => v.name === view.variant);
+  return [
+    variantName(view.variant, variant?.title),
+    `${t('players')}: ${view.seats.length}`,
+    t('toTarget', { n: view.target }),
+    view.clock ? `${t('clock')}: ${t('seconds', { n: view.clock.seconds })}` : t('clockOff'),
+  ].join(' · ');
 }
 
 async function join(form) {
