@@ -17,7 +17,7 @@ import requests
 
 from tests import test_browser
 from tests.live import LiveService
-from tests.test_browser import Person, check_axe, names, wait_until
+from tests.test_browser import Person, api_view, check_axe, names, wait_until
 from tests.test_browser_play import (
     LANDSCAPE,
     PHONE,
@@ -475,3 +475,39 @@ def test_the_join_form_says_which_game_you_join(
     said = bruno.page.inner_text("#join-game")
     assert said == "Scopone · Players: 4 · playing to 16 points · Time per move: 30 s", said
     check_axe(bruno, "the join form")
+
+
+# -- 6. a club's options ------------------------------------------------------------------------
+
+
+def test_a_clubs_rule_options_in_the_setup(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """On a phone, the setup form offers the chosen game's rule options (GET
+    /v1/variants' `options`): Scopone scientifico's re bello, napola, napoleone, forced
+    capture and the dealer's last sweep; the ones ticked are the match's rules (issue 36,
+    item 6)."""
+    variants = requests.get(f"{live_service.url}/v1/variants", timeout=10).json()["variants"]
+    offered = next(v for v in variants if v["name"] == "scopone_scientifico")["options"]
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.open()
+    ann.page.wait_for_selector("#setup:not([hidden])")
+    ann.page.select_option("#setup-form [name=variant]", "scopone_scientifico")
+    ann.page.tap("#club-rules summary")
+    shown = ann.page.eval_on_selector_all(
+        "#rule-options [data-rule]", "els => els.map((e) => e.dataset.rule)"
+    )
+    assert shown == [o["name"] for o in offered]
+    for rule in ("re_bello", "napola", "dealer_last_sweep"):
+        ann.page.check(f"#rule-options [data-rule={rule}]")
+    ann.page.select_option("#rule-options [data-rule=forced_capture]", "any")
+    assert "Re bello" in ann.page.inner_text("#rule-options")
+    assert small_controls(ann, 44) == []
+    check_axe(ann, "the setup form with the rule options open")
+    ann.screenshot("setup-rules")
+    ann.start(level="random", target=11, variant="scopone_scientifico")
+    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
+    game_id, token, _ = ann.seat()
+    rules = api_view(live_service, game_id, token)["rules"]
+    assert rules["re_bello"] and rules["napola"] and rules["dealer_last_sweep"], rules
+    assert rules["forced_capture"] == "any" and not rules["napoleone"], rules

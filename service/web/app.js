@@ -887,7 +887,7 @@ async function join(form) {
 }
 
 async function start(form) {
-  const body = creation(form.elements);
+  const body = creation(form.elements, page.variants);
   saved.savePrefs({ name: body.seats[0].name });
   const button = form.querySelector('[type=submit]');
   button.disabled = true;
