@@ -511,3 +511,31 @@ def test_a_clubs_rule_options_in_the_setup(
     rules = api_view(live_service, game_id, token)["rules"]
     assert rules["re_bello"] and rules["napola"] and rules["dealer_last_sweep"], rules
     assert rules["forced_capture"] == "any" and not rules["napoleone"], rules
+
+
+def test_friends_and_computer_players_at_one_table(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Four players with friends, two of them computer players: Ann's partner's seat
+    (across) is left open for a friend, the computer players sit on the other side; the
+    lobby waits for the one friend (issue 36, item 6)."""
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.open()
+    ann.page.wait_for_selector("#setup:not([hidden])")
+    assert ann.page.is_hidden("#bots-field")
+    ann.page.fill("#setup-form [name=name]", "Ann")
+    ann.page.check("#setup-form [name=against][value=friends]")
+    ann.page.select_option("#setup-form [name=players]", "4")
+    assert ann.page.is_visible("#bots-field") and ann.page.is_hidden("#level-field")
+    ann.page.select_option("#setup-form [name=bots]", "2")
+    assert ann.page.is_visible("#level-field")
+    ann.page.select_option("#setup-form [name=level]", "random")
+    assert small_controls(ann, 44) == []
+    check_axe(ann, "the setup form, friends and computer players")
+    ann.page.click("#setup-form [type=submit]")
+    ann.page.wait_for_selector("#lobby:not([hidden])")
+    game_id, token, _ = ann.seat()
+    seats = api_view(live_service, game_id, token)["seats"]
+    assert [bool(s["open"]) for s in seats] == [False, False, True, False]
+    assert [s["bot"] for s in seats] == [None, "random", None, "random"]
+    assert ann.page.inner_text("#lobby-waiting") == "Waiting for 1 more"

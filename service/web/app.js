@@ -9,7 +9,7 @@ import { $, $$, fill, h } from './dom.js';
 import { abortedText, applyEvent, describe, matchOverText, seatName } from './events.js';
 import { fitCards } from './fit.js';
 import { follow } from './follow.js';
-import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
+import { againstChanged, creation, fillSetup, renderLobby, seatList, seatsChanged, variantChanged } from './lobby.js';
 import { cardList, cardName, useNames, variantName } from './names.js';
 import { scopaMoment, setSound, sweepShown, turnMoment } from './moments.js';
 import { EMOTES, showReaction } from './reactions.js';
@@ -984,6 +984,8 @@ function wire() {
     start(setup);
   });
   setup.elements.variant.addEventListener('change', () => variantChanged(setup.elements, page.variants));
+  setup.elements.players.addEventListener('change', () => seatsChanged(setup.elements));
+  setup.elements.bots.addEventListener('change', () => againstChanged(setup.elements));
   for (const radio of setup.elements.against) {
     radio.addEventListener('change', () => againstChanged(setup.elements));
   }

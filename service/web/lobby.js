@@ -37,6 +37,7 @@ export function variantChanged(form, variants, resetTarget = true) {
     variant.players.map((n) => h('option', { value: n, selected: n === players }, n)),
   );
   ruleOptions(variant);
+  seatsChanged(form);
   form.target.min = variant.min_target;
   form.target.max = variant.max_target;
   if (resetTarget || !form.target.value) form.target.value = variant.default_target;
@@ -85,21 +86,45 @@ function chosenRules(variant) {
   return rules;
 }
 
+/** With friends, how many of the other seats computer players take (none to all but
+ * one: a friend's seat at least). */
+export function seatsChanged(form) {
+  const most = Math.max(0, Number(form.players.value) - 2);
+  const bots = Math.min(Number(form.bots.value) || 0, most);
+  fill(form.bots, Array.from({ length: most + 1 }, (_, n) => h('option', { value: n, selected: n === bots }, n)));
+  againstChanged(form);
+}
+
 export function againstChanged(form) {
-  $('#level-field').hidden = form.against.value !== 'computer';
+  const friends = form.against.value !== 'computer';
+  $('#bots-field').hidden = !friends || Number(form.players.value) < 3;
+  $('#level-field').hidden = friends && !(Number(form.bots.value) > 0);
+}
+
+/** Which of the other seats computer players take at a table with friends: the seats
+ * across from yours (your side's) go to friends first, the others to the computer. */
+function botSeats(players, bots) {
+  const others = Array.from({ length: players - 1 }, (_, i) => i + 1);
+  const theirs = others.filter((seat) => seat % 2 === 1); // the other side (4 and 6 players)
+  const ours = others.filter((seat) => seat % 2 === 0);
+  const order = players % 2 === 0 ? [...theirs.reverse(), ...ours.reverse()] : others.reverse();
+  return new Set(order.slice(0, bots));
 }
 
 /** The body of POST /v1/games the form asks for (`variants`: GET /v1/variants'). */
 export function creation(form, variants = []) {
   const name = form.name.value.trim();
   const players = Number(form.players.value);
-  const others = Array.from({ length: players - 1 }, () =>
-    form.against.value === 'computer' ? { name: '', bot: form.level.value } : { open: true },
+  const computers = form.against.value === 'computer';
+  const taken = computers ? null : botSeats(players, Number(form.bots.value) || 0);
+  const others = Array.from({ length: players - 1 }, (_, i) =>
+    computers || taken.has(i + 1) ? { name: '', bot: form.level.value } : { open: true },
   );
   const label = t('computerBadge').replace(/^./, (c) => c.toUpperCase());
+  const several = others.filter((seat) => seat.bot).length > 1;
   let bots = 0;
   for (const seat of others) {
-    if (seat.bot) seat.name = others.length > 1 ? `${label} ${++bots}` : label;
+    if (seat.bot) seat.name = several ? `${label} ${++bots}` : label;
   }
   const body = {
     variant: form.variant.value,
