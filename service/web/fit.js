@@ -53,6 +53,8 @@ export function fitCards() {
   const width = hand.clientWidth || window.innerWidth;
   let handW = widest(held, width, window.innerHeight * share, 130, TAPPABLE);
   let recentW = RECENT_LARGEST;
+  const recent = [...document.querySelectorAll('#last-move .recent')];
+  for (const move of recent) move.hidden = false;
   for (let tries = 0; tries < 24; tries += 1) {
     game.style.setProperty('--hand-w', `${handW}px`);
     game.style.setProperty('--recent-w', `${recentW}px`);
@@ -72,6 +74,12 @@ export function fitCards() {
     if (!cramped && recentW > RECENT_SMALLEST) recentW = Math.max(RECENT_SMALLEST, recentW - 4);
     else if (handW > TAPPABLE) handW = Math.max(TAPPABLE, handW - 6);
     else break;
+  }
+  // Everything at its smallest and still too tall (a phone held sideways, six players):
+  // the oldest of the moves since yours give way, the latest always shown.
+  for (const move of recent.slice(0, -1)) {
+    if (!overflows(game)) break;
+    move.hidden = true;
   }
 }
 

@@ -11,6 +11,16 @@ export function sideName(view, team) {
   return seats.map((seat) => view.seats[seat]?.name ?? `#${seat + 1}`).join(t('and'));
 }
 
+/** A side as its column or score says it: "Us" and "Them" where sides are teams and
+ * you play (the names for screen readers, and in full on the seats), else the names. */
+export function sideLabel(view, team) {
+  const you = view.you ?? null;
+  const teams = view.teams.length < view.seats.length;
+  if (you === null || !teams) return sideName(view, team);
+  const ours = view.seats[you]?.team === team;
+  return [ours ? t('us') : t('them'), h('span', { class: 'visually-hidden' }, ` (${sideName(view, team)})`)];
+}
+
 /** What a side took, shown beside the points of a category. */
 function detail(side, category) {
   switch (category) {
@@ -33,7 +43,7 @@ function head(view, teams, first) {
   return h(
     'thead',
     {},
-    h('tr', {}, h('th', { scope: 'col' }, first), teams.map((team) => h('th', { scope: 'col' }, sideName(view, team)))),
+    h('tr', {}, h('th', { scope: 'col' }, first), teams.map((team) => h('th', { scope: 'col' }, sideLabel(view, team)))),
   );
 }
 

@@ -13,7 +13,7 @@ import { backSvg, cardSvg } from './cards.js';
 import { $, fill, h } from './dom.js';
 import { MATTA, seatName } from './events.js';
 import { cardList, cardName } from './names.js';
-import { sideName } from './scores.js';
+import { sideLabel } from './scores.js';
 import { t } from './strings.js';
 
 const MAX_BACKS = 10;
@@ -140,7 +140,7 @@ function renderInfo(view) {
       'ul',
       { class: 'scoreline' },
       view.teams.map((team) =>
-        h('li', { dataset: { team: team.team } }, h('strong', {}, team.score), ` ${sideName(view, team.team)}`),
+        h('li', { dataset: { team: team.team } }, h('strong', {}, team.score), ' ', sideLabel(view, team.team)),
       ),
     ),
   );
