@@ -581,3 +581,46 @@ def test_teams_read_as_us_and_them(
     )
     assert bottom <= PORTRAIT["height"], bottom
     check_axe(ann, "a hand's score sheet of 6 players, us and them")
+
+
+# -- 8. the hand's score explained ----------------------------------------------------------------
+
+PRIMIERA = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}
+
+
+def test_the_hand_sheet_shows_the_cards_behind_the_primiera(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """A hand played out (through the API) while Ann watches: its sheet shows, beside each
+    side's primiera, the four cards that make it, one a suit, from that side's pile, their
+    values adding up to the primiera the service scored (issue 36, item 8)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={"seats": [{"name": "Ann"}, {"name": "Computer", "bot": "random"}], "target": 21},
+        timeout=10,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    ann = people("Ann")
+    ann.hold(game_id, token)
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    auth = {"Authorization": f"Bearer {token}"}
+    url = f"{live_service.url}/v1/games/{game_id}"
+    while api_view(live_service, game_id)["hand_number"] == 1:
+        move = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"][0]
+        body = {"card": move["card"], "capture": move["capture"]}
+        assert requests.post(f"{url}/moves", json=body, headers=auth, timeout=10).ok
+    ann.page.wait_for_selector("#scores-dialog[open][data-holds=true]")
+    sides = requests.get(f"{url}/hands", timeout=10).json()["hands"][0]["teams"]
+    shown = ann.page.eval_on_selector_all(
+        "#scores-body tr[data-category=primiera] td",
+        "tds => tds.map((td) => [...td.querySelectorAll('.face')].map((f) => f.dataset.card))",
+    )
+    assert len(shown) == len(sides)
+    for side, cards in zip(sides, shown, strict=True):
+        if side["primiera"] is None:
+            assert cards == []
+            continue
+        assert sorted(c[-1] for c in cards) == ["B", "C", "D", "S"], cards
+        assert set(cards) <= set(side["captured"])
+        assert sum(PRIMIERA[int(c[:-1])] for c in cards) == side["primiera"], (cards, side)
+    check_axe(ann, "a hand's sheet with the primiera's cards")

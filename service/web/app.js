@@ -790,7 +790,7 @@ function showHand(game, score) {
     fill($('#result'));
     fill($('#reason'));
     $('#reason').hidden = true;
-    fill($('#scores-body'), handTable(game.view, score));
+    fill($('#scores-body'), handTable(game.view, score, page.faces));
   }, { holds: true });
 }
 
@@ -813,7 +813,7 @@ async function showScores(game, { result = false } = {}) {
     fill($('#reason'), reason);
     $('#reason').hidden = !reason;
     const last = hands[hands.length - 1];
-    fill($('#scores-body'), last ? handTable(view, last) : null, hands.length > 1 ? matchTable(view, hands) : null);
+    fill($('#scores-body'), last ? handTable(view, last, page.faces) : null, hands.length > 1 ? matchTable(view, hands) : null);
   });
 }
 
