@@ -600,8 +600,8 @@ def test_the_next_deal_waits_while_the_hand_sheet_is_open(
 def test_reactions_between_two_browsers(
     people: Callable[..., Person], live_service: LiveService
 ) -> None:
-    """Ann sends an emote from her row of reactions; Bruno, in a browser of his own, sees
-    it by her seat (issue 28, item 4)."""
+    """Ann sends an emote from her reactions (behind one button); Bruno, in a browser of
+    his own, sees it by her seat (issue 28, item 4)."""
     probe = requests.post(
         f"{live_service.url}/v1/games/nope/reactions", json={"emote": "gg"}, timeout=10
     )
@@ -637,7 +637,13 @@ def test_reactions_between_two_browsers(
         "gg",
     ]
     assert dict(emotes)["gg"] == "Good game"
+    # Behind one button: opened, then the emote; sent, they close.
+    assert ann.page.is_hidden("#reactions")
+    ann.page.click("#react")
+    assert ann.page.get_attribute("#react", "aria-expanded") == "true"
     ann.page.click("#reactions button[data-emote='applause']")
+    ann.page.wait_for_selector("#reactions", state="hidden")
+    assert ann.page.get_attribute("#react", "aria-expanded") == "false"
     bubble = bruno.page.wait_for_selector("#bubbles .bubble[data-seat='0'][data-emote='applause']")
     assert bubble.inner_text().strip().endswith("Ann: Applausi")
     ann.page.wait_for_selector("#bubbles .bubble[data-seat='0'][data-emote='applause']")
@@ -680,7 +686,7 @@ def test_a_match_aborted_by_its_organiser(
     ann = people("Ann")
     seat_page(ann, game_id, token)
     ann.page.wait_for_selector("#game[data-ready=true]")
-    assert ann.page.is_visible("#hint") and ann.page.is_visible("#reactions")
+    assert ann.page.is_visible("#hint") and ann.page.is_visible("#react")
     hand = ann.cards("#hand")
     assert len(hand) == 3
 
@@ -701,7 +707,7 @@ def test_a_match_aborted_by_its_organiser(
     assert ann.status() == "aborted"
     assert ann.cards("#hand") == hand and playable(ann) == []
     assert not ann.ready()
-    for hidden in ("#hint", "#reactions", "#final-rematch", "#error"):
+    for hidden in ("#hint", "#react", "#reactions", "#final-rematch", "#error"):
         assert ann.page.is_hidden(hidden), hidden
     assert ann.page.inner_text("#turn") == ""
     check_axe(ann, "an aborted match")

@@ -2,8 +2,8 @@
 // token, errors as RFC 9457 problems.
 //
 // Every call the page makes is `persistent`: a failure that may pass (no network, a 429,
-// a 5xx) is retried with back-off (Retry-After when the service says it) until it
-// succeeds, the match is gone (404, 410: a final answer), or the caller stops caring (its
+// a 5xx, a read left unanswered) is retried with back-off (Retry-After when the service
+// says it) until it succeeds, the match is gone (404, 410: a final answer), or the caller stops caring (its
 // AbortSignal). `network.wake()` retries at once (the browser came back online, the
 // stream reconnected). Writes carry an Idempotency-Key kept across their retries: a
 // move whose answer was lost is answered again as it was, not as a stale version.
@@ -46,8 +46,21 @@ function retryAfter(headers) {
   return Number.isNaN(at) ? null : Math.max(0, (at - Date.now()) / 1000);
 }
 
-async function call(method, path, { token, body, headers = {} } = {}) {
+/** How long one read waits for its answer before it is asked again (a connection gone
+ * silent never answers, nor fails); doubled after each such wait, for slow networks. */
+const READ_WAIT_MS = 2000;
+const READ_WAIT_MOST_MS = 16000;
+
+/** A network failure that is a read left unanswered for `waited` ms: asked again at once. */
+class Unanswered extends NetworkError {}
+
+async function call(method, path, { token, body, headers = {}, wait = null } = {}) {
   const init = { method, headers: { Accept: 'application/json', ...headers }, cache: 'no-store' };
+  // A read gives up after `wait` ms (it changes nothing: it is asked again). A write
+  // waits for its answer: computer players may reply within it.
+  const late = wait == null ? null : new AbortController();
+  const timer = late && setTimeout(() => late.abort(), wait);
+  if (late) init.signal = late.signal;
   if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
@@ -63,7 +76,10 @@ async function call(method, path, { token, body, headers = {} } = {}) {
     const type = response.headers.get('Content-Type') || '';
     if (type.includes('json')) data = await response.json();
   } catch (error) {
+    if (late?.signal.aborted) throw new Unanswered(`no answer in ${wait} ms`);
     throw new NetworkError(error.message); // no answer, or an answer cut short
+  } finally {
+    clearTimeout(timer);
   }
   if (!response.ok) throw new ApiError(response.status, data, retryAfter(response.headers));
   return { status: response.status, body: data, headers: response.headers };
@@ -110,21 +126,27 @@ function nap(ms, signal) {
   });
 }
 
-/** `request()`, sent again while it fails in a way that may pass. */
+/** `request(wait)`, sent again while it fails in a way that may pass. `wait` is how long
+ * a read waits for its answer this time (longer after each read left unanswered). */
 export async function persistent(request, signal) {
   let delay = FIRST_MS;
+  let wait = READ_WAIT_MS;
   let waiting = false;
   try {
     for (;;) {
       if (signal?.aborted) throw new Cancelled();
       try {
-        return await request();
+        return await request(wait);
       } catch (error) {
         if (!transient(error) || signal?.aborted) throw signal?.aborted ? new Cancelled() : error;
         if (!waiting) {
           waiting = true;
           network.failing += 1;
           network.changed();
+        }
+        if (error instanceof Unanswered) {
+          wait = Math.min(wait * 2, READ_WAIT_MOST_MS); // asked again now: it waited already
+          continue;
         }
         const asked = error instanceof ApiError && error.retryAfter != null;
         await nap(asked ? Math.min(error.retryAfter * 1000, 30000) : delay, signal);
@@ -144,11 +166,11 @@ const game = (id, suffix = '') => `/v1/games/${encodeURIComponent(id)}${suffix}`
 /** The API. The last argument of each call, `signal`, stops its retries. */
 export const api = {
   async variants(signal) {
-    return (await persistent(() => call('GET', '/v1/variants'), signal)).body.variants;
+    return (await persistent((wait) => call('GET', '/v1/variants', { wait }), signal)).body.variants;
   },
   async cards(lang, faces, signal) {
     const query = new URLSearchParams({ lang, faces });
-    return (await persistent(() => call('GET', `/v1/cards?${query}`), signal)).body;
+    return (await persistent((wait) => call('GET', `/v1/cards?${query}`, { wait }), signal)).body;
   },
   async create(body, signal) {
     const key = newKey();
@@ -156,23 +178,23 @@ export const api = {
     return (await persistent(send, signal)).body;
   },
   async view(id, token, signal) {
-    return (await persistent(() => call('GET', game(id), { token }), signal)).body;
+    return (await persistent((wait) => call('GET', game(id), { token, wait }), signal)).body;
   },
   /** The game as its join code shows it, before taking a seat (even without spectators). */
   async invitation(id, code, signal) {
     const path = game(id, `/join?${new URLSearchParams({ code })}`);
-    return (await persistent(() => call('GET', path), signal)).body;
+    return (await persistent((wait) => call('GET', path, { wait }), signal)).body;
   },
   /** The log after `after`; null when it has not changed since version `version`. Once:
    * the caller (polling) retries it. */
   async events(id, token, after, version) {
     const headers = version == null ? {} : { 'If-None-Match': `"${version}"` };
     const query = after == null ? '' : `?after=${after}`;
-    return (await call('GET', game(id, `/events${query}`), { token, headers })).body;
+    return (await call('GET', game(id, `/events${query}`), { token, headers, wait: 2 * READ_WAIT_MS })).body;
   },
   /** {moves, declarations}: the card moves, and (Cirulla) the declarations to make first. */
   async legalMoves(id, token, signal) {
-    const body = (await persistent(() => call('GET', game(id, '/legal-moves'), { token }), signal)).body;
+    const body = (await persistent((wait) => call('GET', game(id, '/legal-moves'), { token, wait }), signal)).body;
     return { moves: body.moves, declarations: body.declarations ?? [] };
   },
   /** A move, conditional on the version it was chosen on, with one Idempotency-Key for
@@ -192,7 +214,7 @@ export const api = {
     return (await persistent(send, signal)).body;
   },
   async hands(id, token, signal) {
-    return (await persistent(() => call('GET', game(id, '/hands'), { token }), signal)).body.hands;
+    return (await persistent((wait) => call('GET', game(id, '/hands'), { token, wait }), signal)).body.hands;
   },
   /** The expert's move for our seat now ({move, declaration, value}). Once: a 429 is the
    * player's to wait out (its `retryAfter`), not the page's. */

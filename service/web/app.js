@@ -9,9 +9,9 @@ import { $, $$, fill, h } from './dom.js';
 import { abortedText, applyEvent, describe, matchOverText, seatName } from './events.js';
 import { fitCards } from './fit.js';
 import { follow } from './follow.js';
-import { againstChanged, creation, fillSetup, renderLobby, seatList, variantChanged } from './lobby.js';
-import { cardList, cardName, useNames } from './names.js';
-import { scopaMoment, setSound, turnMoment } from './moments.js';
+import { againstChanged, creation, fillSetup, renderLobby, seatList, seatsChanged, variantChanged } from './lobby.js';
+import { cardList, cardName, useNames, variantName } from './names.js';
+import { scopaMoment, setSound, sweepShown, turnMoment } from './moments.js';
 import { EMOTES, showReaction } from './reactions.js';
 import * as saved from './saved.js';
 import { handTable, matchTable, sideName } from './scores.js';
@@ -21,6 +21,7 @@ import { renderGame } from './table.js';
 const SCREENS = ['loading', 'setup', 'join', 'lobby', 'game'];
 const RESYNC_MS = 2500;
 const DEAL_MS = 350;
+const SWEEP_PAUSE_MS = 900; // a sweep is seen before the game goes on
 
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,6 +33,7 @@ const page = {
   mode: null, // how the game is followed (follow.js): live, polling, reconnecting, offline
   oneTap: false, // touch: a tap plays at once (else a first tap shows, a second plays)
   pointer: 'mouse', // the kind of pointer of the last press
+  keyboard: false, // the last input was a key (not a press): the focus is kept in view
 };
 const clock = new Clock($('#clock'));
 
@@ -109,6 +111,7 @@ class Game {
     this.armed = null; // touch: the card tapped once
     this.hinted = null; // the card the last hint named
     this.scopaCards = new Map(); // seat -> the cards that made its scopas this hand
+    this.recent = []; // the moves since ours (ours first), as the page saw them
     this.listen();
   }
 
@@ -198,6 +201,7 @@ class Game {
     this.selected = null;
     this.armed = null;
     this.sending = false;
+    this.recent = view.last_move ? [view.last_move] : [];
     this.draw();
     if (view.last_move) say(() => describe(view, { type: 'move', ...view.last_move }), true);
     if (view.status === 'finished') showResult(this);
@@ -259,19 +263,31 @@ class Game {
     this.armed = null;
     this.hinted = null;
     hideHint();
+    sweepShown(); // a card laid, a deal: the table is no longer the swept one
     switch (event.type) {
-      case 'move':
+      case 'move': {
         if (event.seat === before.you) this.sending = false; // it is on the table now
+        const move = { seat: event.seat, card: event.card, capture: event.capture, scopa: event.scopa };
+        const mine = event.seat === before.you;
+        this.recent = mine ? [move] : [...this.recent, move].slice(-before.seats.length);
         if (moving()) await animateMove(event, before, after, page.faces, draw);
         if (era !== this.era) return;
         if (event.scopa) {
           const cards = this.scopaCards.get(event.seat) ?? [];
           this.scopaCards.set(event.seat, [...cards, event.card]);
           scopaMoment(t('scopaBy', { name: seatName(before, event.seat) }));
+          this.view = after;
+          this.draw(after);
+          await wait(SWEEP_PAUSE_MS); // the swept table, its banner over it, a moment
+          if (era !== this.era) return;
         }
         break;
+      }
       case 'deal':
-        if (event.hand !== before.hand_number) this.scopaCards = new Map();
+        if (event.hand !== before.hand_number) {
+          this.scopaCards = new Map();
+          this.recent = [];
+        }
         extra = { dealt: new Set([...(event.cards ?? []), ...event.table]) };
         break;
       case 'hand_over':
@@ -338,6 +354,7 @@ class Game {
         this.legal = grouped(moves);
         this.declarations = declarations;
         this.sending = false;
+        sweepShown(); // nothing over the table on your turn
         this.draw();
         turnMoment();
       } else {
@@ -384,6 +401,7 @@ class Game {
       hinted: this.hinted,
       sending: this.sending,
       scopaCards: this.scopaCards,
+      recent: this.recent,
       ...extra,
     });
     const game = $('#game');
@@ -400,9 +418,12 @@ class Game {
     const seated = view.you !== null && view.you !== undefined;
     $('#hint').hidden = !(seated && view.status === 'playing' && !waiting);
     $('#hint').disabled = !(this.legal && !this.busy && !this.sending);
-    $('#reactions').hidden = !(seated && view.status === 'playing'); // 409 once it is over
+    const reacting = seated && view.status === 'playing'; // 409 once it is over
+    $('#react').hidden = !reacting;
+    if (!reacting) showReactions(false);
     renderFinal(this);
     fitCards();
+    keepFocus();
   }
 
   /** A card of your hand clicked (or Enter, Space): play it, or ask what it takes. On
@@ -769,7 +790,7 @@ function showHand(game, score) {
     fill($('#result'));
     fill($('#reason'));
     $('#reason').hidden = true;
-    fill($('#scores-body'), handTable(game.view, score));
+    fill($('#scores-body'), handTable(game.view, score, page.faces));
   }, { holds: true });
 }
 
@@ -792,7 +813,7 @@ async function showScores(game, { result = false } = {}) {
     fill($('#reason'), reason);
     $('#reason').hidden = !reason;
     const last = hands[hands.length - 1];
-    fill($('#scores-body'), last ? handTable(view, last) : null, hands.length > 1 ? matchTable(view, hands) : null);
+    fill($('#scores-body'), last ? handTable(view, last, page.faces) : null, hands.length > 1 ? matchTable(view, hands) : null);
   });
 }
 
@@ -825,8 +846,10 @@ async function showJoin(id, code) {
   form.elements.name.value = saved.prefs().name ?? '';
   form.querySelector('button').disabled = false;
   fill($('#join-seats'));
+  fill($('#join-game'));
   try {
     const view = await api.invitation(id, code);
+    fill($('#join-game'), joinedGame(view));
     fill($('#join-seats'), h('span', {}, t('seatsNow')), h('ul', {}, seatList(view, null)));
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) showError(new Error(t('gameGone')));
@@ -835,6 +858,17 @@ async function showJoin(id, code) {
       form.querySelector('button').disabled = true;
     } else showError(error);
   }
+}
+
+/** What a join link leads to: the game, how many play, the target, the clock. */
+function joinedGame(view) {
+  const variant = page.variants.find((v) => v.name === view.variant);
+  return [
+    variantName(view.variant, variant?.title),
+    `${t('players')}: ${view.seats.length}`,
+    t('toTarget', { n: view.target }),
+    view.clock ? `${t('clock')}: ${t('seconds', { n: view.clock.seconds })}` : t('clockOff'),
+  ].join(' · ');
 }
 
 async function join(form) {
@@ -853,7 +887,7 @@ async function join(form) {
 }
 
 async function start(form) {
-  const body = creation(form.elements);
+  const body = creation(form.elements, page.variants);
   saved.savePrefs({ name: body.seats[0].name });
   const button = form.querySelector('[type=submit]');
   button.disabled = true;
@@ -888,6 +922,16 @@ async function useWords() {
 }
 
 // -- keyboard and pointer -------------------------------------------------------------------------
+
+/** Someone playing by keyboard never has the focus fall back to the page (a capture
+ * chosen and its choices gone, the hand drawn again, the score sheet closed): it goes
+ * to the hand's card in the tab order. */
+function keepFocus() {
+  if (!page.keyboard || $('#game').hidden || $('#scores-dialog').open) return;
+  const active = document.activeElement;
+  if (active && active !== document.body && active.isConnected && active.checkVisibility?.() !== false) return;
+  $('#hand .card[tabindex="0"]')?.focus();
+}
 
 /** Arrow keys move the focus along a row of buttons (one of them in the tab order). */
 function roving(container, event) {
@@ -940,6 +984,8 @@ function wire() {
     start(setup);
   });
   setup.elements.variant.addEventListener('change', () => variantChanged(setup.elements, page.variants));
+  setup.elements.players.addEventListener('change', () => seatsChanged(setup.elements));
+  setup.elements.bots.addEventListener('change', () => againstChanged(setup.elements));
   for (const radio of setup.elements.against) {
     radio.addEventListener('change', () => againstChanged(setup.elements));
   }
@@ -1019,16 +1065,34 @@ function wire() {
   $('#scores-dialog').addEventListener('close', () => {
     page.dialog?.release();
     page.dialog = null;
+    keepFocus();
   });
+  document.addEventListener('keydown', (event) => {
+    if (!['Shift', 'Control', 'Alt', 'Meta'].includes(event.key)) page.keyboard = true;
+  }, true);
+  document.addEventListener('pointerdown', () => {
+    page.keyboard = false;
+  }, true);
   for (const id of ['#rematch', '#final-rematch']) {
     $(id).addEventListener('click', () => page.game?.rematch().catch(showError));
   }
   for (const id of ['#dialog-new-game', '#final-new-game']) $(id).addEventListener('click', newGame);
 
   $('#hint').addEventListener('click', () => page.game?.hint());
+  // The reactions: one button opens them, a reaction sent (a click elsewhere, Escape)
+  // closes them.
+  $('#react').addEventListener('click', () => showReactions($('#reactions').hidden));
   $('#reactions').addEventListener('click', (event) => {
     const button = event.target.closest('button[data-emote]');
-    if (button) page.game?.react(button.dataset.emote);
+    if (!button) return;
+    page.game?.react(button.dataset.emote);
+    showReactions(false, true);
+  });
+  document.addEventListener('click', (event) => {
+    if (!$('#reactions').hidden && !event.target.closest('.react-box')) showReactions(false);
+  });
+  $('.react-box').addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !$('#reactions').hidden) showReactions(false, true);
   });
 
   const sound = $('#sound');
@@ -1066,7 +1130,18 @@ function wire() {
   window.addEventListener('resize', () => fitCards());
 }
 
-/** The row of reactions: one button an emote, its glyph shown, its name read. */
+/** The reactions opened (the first one focused) or closed (`refocus`: the focus back on
+ * the button that opens them). */
+function showReactions(open, refocus = false) {
+  const box = $('#reactions');
+  if (box.hidden === !open) return;
+  box.hidden = !open;
+  $('#react').setAttribute('aria-expanded', String(open));
+  if (open) box.querySelector('button')?.focus();
+  else if (refocus) $('#react').focus();
+}
+
+/** The reactions: one button an emote, its glyph shown, its name read. */
 function fillEmotes() {
   fill(
     $('#reactions'),

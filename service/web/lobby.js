@@ -36,26 +36,95 @@ export function variantChanged(form, variants, resetTarget = true) {
     form.players,
     variant.players.map((n) => h('option', { value: n, selected: n === players }, n)),
   );
+  ruleOptions(variant);
+  seatsChanged(form);
   form.target.min = variant.min_target;
   form.target.max = variant.max_target;
   if (resetTarget || !form.target.value) form.target.value = variant.default_target;
 }
 
-export function againstChanged(form) {
-  $('#level-field').hidden = form.against.value !== 'computer';
+/** The variant's rule options (GET /v1/variants' `options`), each at its default: a
+ * box to tick, a list to choose from, or a number. Named in the page's words where it
+ * has them, else in the service's description. The choices made are kept across
+ * variants that share an option. */
+function ruleOptions(variant) {
+  const box = $('#rule-options');
+  const kept = Object.fromEntries(
+    [...box.querySelectorAll('[data-rule]')].map((el) => [el.dataset.rule, ruleValue(el)]),
+  );
+  const named = (key, fallback) => (t(key) === key ? fallback : t(key));
+  const field = (option) => {
+    const value = kept[option.name] ?? option.default;
+    const data = { rule: option.name, type: option.type };
+    const label = named(`rule_${option.name}`, option.description);
+    if (option.type === 'boolean') {
+      return h('label', { class: 'rule tick' }, h('input', { type: 'checkbox', checked: Boolean(value), dataset: data }), h('span', {}, label));
+    }
+    const input = option.type === 'string'
+      ? h('select', { dataset: data }, (option.choices ?? []).map((choice) =>
+        h('option', { value: choice, selected: choice === value }, named(`rule_${option.name}_${choice}`, choice))))
+      : h('input', { type: 'number', min: option.minimum, max: option.maximum, value, dataset: data });
+    return h('label', { class: 'rule' }, h('span', {}, label), ' ', input);
+  };
+  fill(box, (variant.options ?? []).map(field));
+  $('#club-rules').hidden = !(variant.options ?? []).length;
 }
 
-/** The body of POST /v1/games the form asks for. */
-export function creation(form) {
+function ruleValue(el) {
+  if (el.dataset.type === 'boolean') return el.checked;
+  if (el.dataset.type === 'integer') return Number(el.value);
+  return el.value;
+}
+
+/** The rule options chosen that differ from their defaults (POST /v1/games' `rules`). */
+function chosenRules(variant) {
+  const rules = {};
+  for (const option of variant?.options ?? []) {
+    const el = $(`#rule-options [data-rule="${option.name}"]`);
+    if (el && ruleValue(el) !== option.default) rules[option.name] = ruleValue(el);
+  }
+  return rules;
+}
+
+/** With friends, how many of the other seats computer players take (none to all but
+ * one: a friend's seat at least). */
+export function seatsChanged(form) {
+  const most = Math.max(0, Number(form.players.value) - 2);
+  const bots = Math.min(Number(form.bots.value) || 0, most);
+  fill(form.bots, Array.from({ length: most + 1 }, (_, n) => h('option', { value: n, selected: n === bots }, n)));
+  againstChanged(form);
+}
+
+export function againstChanged(form) {
+  const friends = form.against.value !== 'computer';
+  $('#bots-field').hidden = !friends || Number(form.players.value) < 3;
+  $('#level-field').hidden = friends && !(Number(form.bots.value) > 0);
+}
+
+/** Which of the other seats computer players take at a table with friends: the seats
+ * across from yours (your side's) go to friends first, the others to the computer. */
+function botSeats(players, bots) {
+  const others = Array.from({ length: players - 1 }, (_, i) => i + 1);
+  const theirs = others.filter((seat) => seat % 2 === 1); // the other side (4 and 6 players)
+  const ours = others.filter((seat) => seat % 2 === 0);
+  const order = players % 2 === 0 ? [...theirs.reverse(), ...ours.reverse()] : others.reverse();
+  return new Set(order.slice(0, bots));
+}
+
+/** The body of POST /v1/games the form asks for (`variants`: GET /v1/variants'). */
+export function creation(form, variants = []) {
   const name = form.name.value.trim();
   const players = Number(form.players.value);
-  const others = Array.from({ length: players - 1 }, () =>
-    form.against.value === 'computer' ? { name: '', bot: form.level.value } : { open: true },
+  const computers = form.against.value === 'computer';
+  const taken = computers ? null : botSeats(players, Number(form.bots.value) || 0);
+  const others = Array.from({ length: players - 1 }, (_, i) =>
+    computers || taken.has(i + 1) ? { name: '', bot: form.level.value } : { open: true },
   );
   const label = t('computerBadge').replace(/^./, (c) => c.toUpperCase());
+  const several = others.filter((seat) => seat.bot).length > 1;
   let bots = 0;
   for (const seat of others) {
-    if (seat.bot) seat.name = others.length > 1 ? `${label} ${++bots}` : label;
+    if (seat.bot) seat.name = several ? `${label} ${++bots}` : label;
   }
   const body = {
     variant: form.variant.value,
@@ -63,6 +132,8 @@ export function creation(form) {
     target: Number(form.target.value),
   };
   if (form.clock.value) body.clock = Number(form.clock.value);
+  const rules = chosenRules(variants.find((v) => v.name === form.variant.value));
+  if (Object.keys(rules).length) body.rules = rules;
   return body;
 }
 

@@ -1,11 +1,11 @@
-// The moments a player should feel: a scopa (a banner, a short sound, a vibration where
-// the device has one) and their turn coming (a soft sound). Sounds are made here with
+// The moments a player should feel: a scopa (a banner over the swept table while the game
+// pauses, a short sound, a vibration where the device has one) and their turn coming (a soft sound). Sounds are made here with
 // WebAudio (no file is downloaded), and only when the player turned them on (off by
 // default; remembered).
 
 import { $, fill } from './dom.js';
 
-const BANNER_MS = 1800;
+const BANNER_MS = 1800; // the longest it shows: the game going on takes it away sooner
 let context = null;
 let soundOn = false;
 let bannerTimer = null;
@@ -42,7 +42,8 @@ function chime(notes, volume = 0.18) {
   return true;
 }
 
-/** A scopa: the banner `text` over the table, a rising chime, a buzz. */
+/** A scopa: the banner `text` over the table (swept: nothing lies under it), a rising
+ * chime, a buzz. The banner goes at the next card laid or your turn (`sweepShown`). */
 export function scopaMoment(text) {
   const banner = $('#banner');
   fill(banner, text);
@@ -57,6 +58,15 @@ export function scopaMoment(text) {
   }, BANNER_MS);
   chime([[523, 0, 0.18], [659, 0.12, 0.18], [784, 0.24, 0.35]]);
   navigator.vibrate?.([60, 40, 120]);
+}
+
+/** The game goes on after a sweep: its banner goes, so that it never lies over cards. */
+export function sweepShown() {
+  clearTimeout(bannerTimer);
+  const banner = $('#banner');
+  if (banner.hidden) return;
+  banner.hidden = true;
+  banner.classList.remove('show');
 }
 
 /** Your turn: two soft notes. */

@@ -13,7 +13,7 @@ import { backSvg, cardSvg } from './cards.js';
 import { $, fill, h } from './dom.js';
 import { MATTA, seatName } from './events.js';
 import { cardList, cardName } from './names.js';
-import { sideName } from './scores.js';
+import { sideLabel } from './scores.js';
 import { t } from './strings.js';
 
 const MAX_BACKS = 10;
@@ -140,7 +140,7 @@ function renderInfo(view) {
       'ul',
       { class: 'scoreline' },
       view.teams.map((team) =>
-        h('li', { dataset: { team: team.team } }, h('strong', {}, team.score), ` ${sideName(view, team.team)}`),
+        h('li', { dataset: { team: team.team } }, h('strong', {}, team.score), ' ', sideLabel(view, team.team)),
       ),
     ),
   );
@@ -190,7 +190,9 @@ function renderTable(view, ui) {
   fill(table, cards.length ? cards : h('li', { class: 'empty' }, t('emptyTable')));
 }
 
-/** The last move, until the next: who played which card, and what it took. */
+/** The moves since your last one (`ui.recent`; the view's last move when the page has
+ * seen no more), oldest first: who played which card, and what it took. The box says
+ * the latest (its `data-card`); each line says its own, in words for screen readers. */
 function renderLastMove(view, ui) {
   const box = $('#last-move');
   const last = view.last_move;
@@ -199,28 +201,38 @@ function renderLastMove(view, ui) {
     fill(box);
     return;
   }
-  const faces = (codes) => codes.map((code) => cardFace(code, ui.faces, { class: 'face mini', dataset: { card: code } }));
+  const seen = ui.recent?.length && ui.recent[ui.recent.length - 1].card === last.card ? ui.recent : [last];
+  const faces = (codes) => codes.map((code) => cardFace(code, ui.faces, { class: 'face recent-face', dataset: { card: code } }));
   box.hidden = false;
   box.dataset.seat = last.seat;
   box.dataset.card = last.card;
   box.dataset.capture = last.capture.join(' ');
+  box.dataset.count = seen.length;
   box.classList.toggle('scopa', Boolean(last.scopa));
-  const sentence = last.capture.length
-    ? t('playedTook', { name: seatName(view, last.seat), card: cardName(last.card), cards: cardList(last.capture) })
-    : t('played', { name: seatName(view, last.seat), card: cardName(last.card) });
-  fill(
-    box,
-    h('span', { class: 'visually-hidden' }, `${t('lastMove')}: ${sentence}${last.scopa ? ` ${t('scopa')}` : ''}`),
-    h(
-      'span',
-      { class: 'last-pictures', 'aria-hidden': 'true' },
-      h('span', { class: 'last-who' }, t('lastPlayed', { name: seatName(view, last.seat) })),
-      faces([last.card]),
-      last.capture.length ? h('span', { class: 'last-who' }, t('lastTook')) : null,
-      faces(last.capture),
-      last.scopa ? h('span', { class: 'badge scopa-badge' }, t('scopa')) : null,
-    ),
-  );
+  const line = (move) => {
+    const name = seatName(view, move.seat);
+    const sentence = move.capture.length
+      ? t('playedTook', { name, card: cardName(move.card), cards: cardList(move.capture) })
+      : t('played', { name, card: cardName(move.card) });
+    return h(
+      'li',
+      {
+        class: move.scopa ? 'recent scopa' : 'recent',
+        dataset: { seat: move.seat, card: move.card, capture: move.capture.join(' ') },
+      },
+      h('span', { class: 'visually-hidden' }, `${sentence}${move.scopa ? ` ${t('scopa')}` : ''}`),
+      h('span', { class: 'last-who', 'aria-hidden': 'true' }, name),
+      h(
+        'span',
+        { class: 'last-pictures', 'aria-hidden': 'true' },
+        faces([move.card]),
+        move.capture.length ? h('span', { class: 'last-took' }, '→') : null,
+        faces(move.capture),
+        move.scopa ? h('span', { class: 'badge scopa-badge' }, t('scopa')) : null,
+      ),
+    );
+  };
+  fill(box, h('ol', { class: 'recent-moves', 'aria-label': t('recentMoves') }, seen.map(line)));
 }
 
 function renderHand(view, ui) {
@@ -244,13 +256,14 @@ function renderHand(view, ui) {
       {
         type: 'button',
         class: classes.join(' '),
-        'aria-label': declared.has(code) ? `${cardName(code)} (${t('declaredMark')})` : cardName(code),
         'aria-disabled': playable ? 'false' : 'true',
         'aria-pressed': ui.selected === code || (playable && ui.armed === code) ? 'true' : 'false',
         tabindex: code === current ? '0' : '-1',
         title: declared.has(code) ? t('declaredMark') : null,
         dataset: declared.has(code) ? { card: code, mark: t('declaredMark') } : { card: code },
       },
+      // Named by its text (not an aria-label unlike what shows: the index on the face).
+      h('span', { class: 'visually-hidden' }, declared.has(code) ? `${cardName(code)} (${t('declaredMark')})` : cardName(code)),
       mattaMark(view, code),
       cardSvg(code, ui.faces),
     );
