@@ -17,7 +17,7 @@ import redis
 from flask import Flask, g
 from flask.testing import FlaskClient
 
-from service.api import examples
+from service.api import changelog, examples
 from service.play import keys
 from service.play.budget import Budget
 from service.play.commands import COMMANDS, POLICIES
@@ -219,3 +219,11 @@ class TestNoFailureLeavesAGame:
         following = client.get(f"/v1/games/{made.get_json()['id']}", headers=key(ACME))
         assert following.status_code == 200
         assert following.get_json()["previous"] == imported["id"]
+
+
+class TestTheChangelog:
+    def test_the_spec_and_docs_api_md_list_the_contract_s_changes(self) -> None:
+        assert SPEC["info"]["version"] == changelog.VERSION
+        assert SPEC["info"]["description"].endswith(changelog.markdown())
+        api_md = (Path(__file__).parent.parent / "docs" / "api.md").read_text()
+        assert api_md.endswith(changelog.markdown())

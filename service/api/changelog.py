@@ -14,6 +14,8 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "client's network (the one its rate limits count). The same key from another "
             "caller is another request: it never gets the first caller's answer or tokens.",
             "`importGame` counts against the `creations` quota (429 past it).",
+            "`exportGames` and `listGames` count against quotas of their own, `exports` and "
+            "`listings` (429 past them: `EXPORT_LIMIT_PER_KEY`, `LISTING_LIMIT_PER_KEY`).",
             "`exportGames`, `listGames` and `getGameRecord` hold part of the cost budget "
             "before they run, and are refused (429) while it is spent; an export reads its "
             "key's index of games that are over.",

@@ -102,8 +102,10 @@ QUOTAS = {
         Quota(
             "reactions", "REACTION_LIMIT_PER_ADDRESS", "REACTION_LIMIT_PER_TOKEN", 60, "reactions"
         ),
-        # Only a service key asks for them: its limit is counted per key.
+        # Only a service key asks for these: their limits are counted per key.
         Quota("redeliveries", "WEBHOOK_REDELIVERY_LIMIT", None, 60, "webhook redeliveries"),
+        Quota("exports", "EXPORT_LIMIT_PER_KEY", None, 60, "exports"),
+        Quota("listings", "LISTING_LIMIT_PER_KEY", None, 60, "listing pages"),
     )
 }
 #: Every setting that holds a limit (0 turns it off); then streams open at once

@@ -91,6 +91,18 @@ class Limits(Section):
         meaning="`POST /v1/legal-moves` and `POST /v1/score` a minute per client address "
         "(0: no limit)",
     )
+    export_limit_per_key: int = setting(
+        30,
+        minimum=0,
+        meaning="`GET /v1/games/export` a minute per service key (0: no limit): each reads "
+        "up to 1,000 records",
+    )
+    listing_limit_per_key: int = setting(
+        600,
+        minimum=0,
+        meaning="`GET /v1/games` (a page of a listing) a minute per service key (0: no "
+        "limit): each reads up to 1,000 games",
+    )
     address_prefix_v4: int = setting(
         32,
         minimum=0,

@@ -62,7 +62,7 @@ POLICIES: dict[str, Policy] = {
     "deleteGame": Policy(Who.OWNER, changes=True),
     "sendReaction": Policy(Who.SEAT, quotas=("reactions",), changes=True),
     # Games: read.
-    "listGames": Policy(Who.KEY, cost=0.05),
+    "listGames": Policy(Who.KEY, quotas=("listings",), cost=0.05),
     "getGame": Policy(Who.VIEWER),
     "listLegalMoves": Policy(Who.SEAT),
     "listHandScores": Policy(Who.VIEWER),
@@ -71,7 +71,7 @@ POLICIES: dict[str, Policy] = {
     "readInvitation": Policy(Who.ANYONE),
     "streamGame": Policy(Who.VIEWER),
     "getGameRecord": Policy(Who.OWNER, cost=0.05),
-    "exportGames": Policy(Who.KEY, cost=0.3),
+    "exportGames": Policy(Who.KEY, quotas=("exports",), cost=0.3),
     # The expert's searches and the stateless analyses.
     "getGameHint": Policy(Who.SEAT, quotas=("hints",), cost=0.3),
     "getGameAnalysis": Policy(Who.SEAT, quotas=("hints",), cost=0.3),
