@@ -242,6 +242,7 @@ clock-flood: $(STAMP) ## A 5-second turn clock against 12 bot-only scopone match
 PARALLEL ?= 1
 hostile: $(STAMP) ## What one address costs within the default limits (gunicorn + rq worker, loopback): SECONDS=30 PARALLEL=1 thread a costly quota
 	$(VENV_PY) -m tests.bench.hostile --seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30) --parallel $(PARALLEL)
+	$(VENV_PY) -m tests.bench.key_reads --seconds 20 --threads 4 --games 2000
 
 SLOWCLIENTS_ARGS ?=
 slowclients: $(STAMP) ## One instance (2 workers, loopback) under 450 slow-header, 450 slow-body, 20 never-reading and 150/s idle connections for 40 s: the bystander's latency; SLOWCLIENTS_ARGS=--help
