@@ -53,10 +53,11 @@ class HttpCaller:
 
     def refuse_key_fields(self, fields: Sequence[str]) -> None:
         names = " and ".join(f"`{f.rsplit('.', 1)[-1]}`" for f in fields)
+        verb = "are" if len(fields) > 1 else "is"
         raise Problem(
             422,
             ProblemType.VALIDATION,
-            f"{names} are for games a service key creates: send 'Authorization: Bearer "
+            f"{names} {verb} for games a service key creates: send 'Authorization: Bearer "
             "<key secret>', or leave them out.",
             errors={"metadata" if "metadata" in fields else "seats": ["Needs a service key."]},
         )

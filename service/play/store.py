@@ -411,8 +411,9 @@ class GameStore:
         if not written:
             raise VersionConflictError(game.id)
         if game.owner is not None:  # its listing indexes live as long as it does
-            with client.pipeline(transaction=False) as pipe:
-                for key in keys.every_listing(game.owner, game.player_ids):
+            with client.pipeline(transaction=False) as pipe:  # (those of games over:
+                # refreshed as it enters them, after its commits: background.after_commit)
+                for key in keys.listings(game.owner, game.player_ids):
                     pipe.expire(key, self.ttl)
                 pipe.execute()
 

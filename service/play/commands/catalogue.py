@@ -100,38 +100,24 @@ def _command(name: str, act: Act, **hooks: Any) -> Command:
     return Command(name, POLICIES[name], act, **hooks)
 
 
-def _computer_game(ctx: Context, game: Game | None, body: Any) -> int:
-    return int(games.with_computers(body or {}))
+def _creation(ctx: Context, game: Game | None, body: Any) -> tuple[int, int]:
+    return 1, int(games.with_computers(body or {}))
 
 
-def _computer_games(ctx: Context, game: Game | None, body: Any) -> int:
-    return sum(games.with_computers(spec) for spec in body["games"])
-
-
-def _round_units(ctx: Context, game: Game | None, body: Any) -> int:
-    return len(body["games"])
-
-
-def _rematch_computers(ctx: Context, game: Game | None, body: Any) -> int:
-    return int(game is not None and any(game.bots) and games.rematch_units(ctx, game, body) > 0)
+def _round(ctx: Context, game: Game | None, body: Any) -> tuple[int, int]:
+    return len(body["games"]), sum(games.with_computers(spec) for spec in body["games"])
 
 
 COMMANDS: dict[str, Command] = {
     c.name: c
     for c in (
-        _command("createGame", games.create, computer_games=_computer_game),
-        _command(
-            "createGames",
-            games.create_round,
-            units=_round_units,
-            computer_games=_computer_games,
-        ),
+        _command("createGame", games.create, spends=_creation),
+        _command("createGames", games.create_round, spends=_round),
         _command("importGame", games.import_record),
         _command(
             "rematchGame",
             games.rematch,
-            units=games.rematch_units,
-            computer_games=_rematch_computers,
+            spends=games.rematch_spends,
             raced=games.rematch_raced,
         ),
         _command("joinGame", games.join),

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 from ...engine import Card, Rules, Status, parse_cards
 from ...engine.moves import DeclarationKind
-from .. import background, live, records, steps
+from .. import background, connections, live, records, steps
 from ..game import Game
 from ..steps import BotSettings, Setup, Step
 from ..store import GameNotFoundError, VersionConflictError
@@ -261,8 +263,6 @@ def delete(
 def forget(ctx: Context, game: Game) -> None:
     """What a deleted game leaves outside its keys: its streams' leases and its waiting
     jobs (best effort: they expire, or find no game, by themselves)."""
-    from .. import connections
-
     try:
         holders = [live.holder_of(game.id, seat) for seat in (None, *range(len(game.bots)))]
         live.StreamLeases(ctx.store, 0).forget(*holders)
@@ -319,23 +319,24 @@ def rematch_raced(ctx: Context, game: Game | None, outcome: Outcome) -> Outcome 
     return Outcome(seat=outcome.seat, value=(stored, token), at=stored.version)
 
 
-def rematch_units(ctx: Context, game: Game | None, body: Any) -> int:
-    """A rematch counts as a creation only for the seat that makes it."""
-    if game is None or game.next is None:
-        return 1
-    try:
-        ctx.store.load(game.next)
-    except GameNotFoundError:
-        return 1
-    return 0
+def rematch_spends(ctx: Context, game: Game | None, body: Any) -> tuple[int, int]:
+    """A rematch counts as a creation (with computer players, if its seats have them)
+    only for the seat that makes it."""
+    assert game is not None
+    if game.next is not None:
+        try:
+            ctx.store.load(game.next)
+        except GameNotFoundError:
+            pass
+        else:
+            return 0, 0
+    return 1, int(any(game.bots))
 
 
 def react(
     ctx: Context, game: Game | None, seat: int | None, body: Any, game_id: str | None
 ) -> Outcome:
     """An emote from ``seat`` to every stream open on the game now (not stored)."""
-    import orjson
-
     assert game is not None
     if game.status not in (Status.WAITING, Status.PLAYING):
         raise ReactionsClosedError(game.id)
@@ -346,6 +347,4 @@ def react(
 
 def _now() -> str:
     """Now as RFC 3339 text in UTC, to the millisecond."""
-    from datetime import UTC
-
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -39,7 +39,7 @@ from ..steps import Creation, Step, join_code, new_game_id
 from ..store import GameNotFoundError, VersionConflictError
 from .context import Context, Outcome, Reply
 from .policy import COMPUTER_SEATS_RESERVE, Keeping, Policy, Scope, Who
-from .texts import check_fields
+from .texts import check_fields, values_at
 
 #: An outcome's answer body, as the transport shows it.
 AnswerOf = Callable[[Outcome], dict[str, Any]]
@@ -56,11 +56,13 @@ class Command:
     name: str
     policy: Policy
     act: Act
-    #: How many times its quotas count for this input (default: once).
-    units: Callable[[Context, Game | None, Any], int] = lambda ctx, game, data: 1
-    #: How many of the games it makes have computer players (with
-    #: ``policy.computer_players``).
-    computer_games: Callable[[Context, Game | None, Any], int] = lambda ctx, game, data: 0
+    #: How many times its quotas count for this input, and how many of the games it
+    #: makes have computer players (with ``policy.computer_players``); default: once,
+    #: none.
+    spends: Callable[[Context, Game | None, Any], tuple[int, int]] = lambda ctx, game, data: (
+        1,
+        0,
+    )
     #: The outcome to answer with when its commit lost a race to another request's
     #: (None: the race is the caller's 409).
     raced: Callable[[Context, Game | None, Outcome], Outcome | None] | None = None
@@ -76,7 +78,7 @@ def run(command: Command, ctx: Context, game_id: str | None, data: Any, answer: 
     check_input(policy, ctx, data)
     game = ctx.store.load(game_id) if game_id is not None else None
     seat = authorise(policy.who, ctx, game)
-    spend(policy, ctx, command.units(ctx, game, data), command.computer_games(ctx, game, data))
+    spend(policy, ctx, *command.spends(ctx, game, data))
     request = idempotent_request(command, ctx, seat, data)
     if request is not None:
         game_id, earlier = _kept(policy.keeping, ctx, request, game_id)
@@ -118,20 +120,8 @@ def check_input(policy: Policy, ctx: Context, data: Any) -> None:
 
 
 def _present(data: Any, path: str) -> bool:
-    """Whether ``data`` holds a value (not None or empty) at ``path`` (``a.b``, ``a[].b``)."""
-    values = [data]
-    for part in path.split("."):
-        many = part.endswith("[]")
-        name = part.removesuffix("[]")
-        found = []
-        for value in values:
-            inner = value.get(name) if isinstance(value, dict) else None
-            if many:
-                found += list(inner or ())
-            else:
-                found.append(inner)
-        values = found
-    return any(v not in (None, "", {}, []) for v in values)
+    """Whether ``data`` holds a value (not None or empty) at ``path``."""
+    return any(v not in (None, "", {}, []) for _, v in values_at(data, path))
 
 
 def authorise(who: Who, ctx: Context, game: Game | None) -> int | None:
@@ -201,7 +191,11 @@ def _kept(
 def _keep(keeping: Keeping, request: IdempotentRequest, reply: Reply, outcome: Outcome) -> Any:
     """What the commit keeps for ``request``: (the request as kept, the answer), its
     tokens sealed with the client's key so that no usable token is stored."""
-    body = sealed(reply.body, request.key, reply.game_id)
+    body = (
+        reply.body
+        if keeping is Keeping.SEAT_SLOT
+        else sealed(reply.body, request.key, reply.game_id)
+    )
     if keeping is Keeping.CREATION and body.get("join") is not None:
         body["join"] = dict.fromkeys(body["join"], "")  # made again from the secret
     answer = Answer(reply.status, body, reply.version)
@@ -218,7 +212,9 @@ def _replayed(
     earlier: Answer,
     game_id: str | None,
 ) -> Reply:
-    body = sealed(earlier.body, request.key, game_id)
+    body = earlier.body
+    if keeping is not Keeping.SEAT_SLOT:  # (a seat's answers hold no token)
+        body = sealed(body, request.key, game_id)
     if keeping is Keeping.CREATION and body.get("join") is not None:
         assert game_id is not None
         game = ctx.store.load(game_id)  # the code now (it may have been rotated)

@@ -1,5 +1,6 @@
-"""The text fields of a command's input, found by their paths and checked by the text
-rules (service/play/text.py): a path is dotted (``reason``, ``seats[].name``), ``[]``
+"""The fields of a command's input, found by their paths (its text fields checked by
+the text rules, service/play/text.py; those only a key may send looked for): a path is
+dotted (``reason``, ``seats[].name``), ``[]``
 for every entry of a list and ``*`` for every value of a map (``metadata.*``)."""
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from typing import Any
 from .. import text
 
 
-def values_at(data: Any, path: str) -> Iterator[tuple[str, str]]:
-    """Each string of ``data`` at ``path``, with where it is (``seats[1].name``)."""
+def values_at(data: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """Each value of ``data`` at ``path``, with where it is (``seats[1].name``)."""
     found: list[tuple[str, Any]] = [("", data)]
     for part in path.split("."):
         name, many = part.removesuffix("[]"), part.endswith("[]")
@@ -31,9 +32,7 @@ def values_at(data: Any, path: str) -> Iterator[tuple[str, str]]:
             else:
                 following.append((at, inner))
         found = following
-    for where, value in found:
-        if isinstance(value, str):
-            yield where, value
+    yield from found
 
 
 def check_fields(data: Any, paths: tuple[str, ...]) -> None:
@@ -46,6 +45,8 @@ def check_fields(data: Any, paths: tuple[str, ...]) -> None:
             last, text.METADATA_VALUE
         )
         for where, value in values_at(data, path):
+            if not isinstance(value, str):
+                continue
             try:
                 text.checked(value, kind)
             except text.TextRefusedError as refused:
