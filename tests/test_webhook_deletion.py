@@ -17,21 +17,13 @@ from werkzeug import Request, Response
 
 from service.play.webhooks.events import EVENT_TYPES
 from tests.live import free_port
+from tests.test_webhooks import ACME, wait_for
 
-ACME = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 KEY = {"Authorization": f"Bearer {ACME}"}
 SEATS = {
     "seats": [{"name": "Ana", "player_id": "u-ana-7"}, {"name": "Bo", "player_id": "u-bo-8"}],
     "metadata": {"tournament": "t-secret-9"},
 }
-
-
-def wait_for(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
-    deadline = time.monotonic() + seconds
-    while not (found := predicate()):
-        assert time.monotonic() < deadline, f"{what}: not within {seconds:g} s"
-        time.sleep(0.05)
-    return found
 
 
 def test_a_game_aborted_then_deleted_at_once_has_every_event_delivered_then_nothing_left(

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import redis
 import rq
@@ -30,6 +29,7 @@ from service.play.webhooks.sending import TIMEOUT_SECONDS, Attempt, send
 from service.play.webhooks.store import WebhookStore
 from tests.live import free_port
 from tests.slow_receivers import BODY_LATER, WHOLE_ANSWER, slow_receiver
+from tests.test_webhooks import ACME, BETA, KEYS, key, wait_for
 
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
@@ -67,22 +67,7 @@ def test_an_attempt_has_one_deadline_however_slowly_the_receiver_answers() -> No
     assert TIMEOUT_SECONDS == 10
 
 
-ACME = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
-BETA = "beta-secret-0123456789abcdefghijklmnopqrstuvwxyz"
-KEYS = f"acme={ACME},beta={BETA}"
 CLOCKED = {"first_dealer": 1, "seats": [{"name": "Ann"}, {"name": "CPU", "bot": "greedy"}]}
-
-
-def key(secret: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {secret}"}
-
-
-def wait_for(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
-    deadline = time.monotonic() + seconds
-    while not (found := predicate()):
-        assert time.monotonic() < deadline, f"{what}: not within {seconds:g} s"
-        time.sleep(0.05)
-    return found
 
 
 def register(client: FlaskClient, secret: str, url: str) -> str:
