@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..engine import Knowledge, Move
 from ..engine.hand import Hand
-from ..engine.match import moves_of
+from ..engine.legal import moves_of
 from .expert import DEADLINE_SECONDS, ExpertBot
 
 

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from ..engine import Knowledge, Move
 from ..engine.hand import HAND_OVER, Hand
-from ..engine.match import moves_of
+from ..engine.legal import moves_of
 from ..engine.scoring import played_points
 from .clock import Clock
 from .expert import (

@@ -15,7 +15,8 @@ from .errors import (
     ScopaError,
 )
 from .knowledge import Knowledge
-from .match import Event, Match, first_moves, legal_codes_in, legal_moves_in, team_of_seats
+from .legal import first_moves, legal_codes_in, legal_moves_in
+from .match import Event, Match, team_of_seats
 from .moves import Move
 from .rules import ForcedCapture, Rules
 from .scoring import SideScore, score_hand

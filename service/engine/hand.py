@@ -117,7 +117,7 @@ class Hand:
         self._forced_any = rules.forced_capture is _FORCED_ANY
         self._rows = variant.recipe_rows
         # R5 as it stands (no variant rule to ask): checked inline on the hot path.
-        self._plain_scopa = type(variant).is_scopa is Variant.is_scopa
+        self._plain_scopa = variant.plain_sweeps
         #: A rule that narrows the captures (Cirulla's fewest_cards), or None.
         self._filter = variant.capture_filter(rules)
 

@@ -8,7 +8,6 @@ dealt cards) sit under the key ``"hands"``, which views filter per viewer.
 
 from __future__ import annotations
 
-import heapq
 import random
 import secrets
 from collections.abc import Iterable, Sequence
@@ -24,8 +23,10 @@ from .errors import (
     MatchOverError,
     NotYourTurnError,
 )
-from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture, code_card, move_code
-from .masks import BIT, cards_of, mask_of
+from .hand import DEALT, HAND_OVER, SCOPA, Hand, code_capture
+from .legal import code_of
+from .legal import moves_of as moves_of  # re-exported: service/play imports it from here
+from .masks import BIT, cards_of
 from .moves import Declaration, DeclarationKind, Move, best_declaration
 from .rules import Rules
 from .scoring import SideScore, score_piles
@@ -52,80 +53,30 @@ def team_of_seats(players: int) -> list[int]:
     raise InvalidSetupError(f"{players} players: Scopa is played by 2, 3, 4 or 6")
 
 
-def legal_moves_in(
-    variant: Variant,
-    rules: Rules,
-    hand: Sequence[Card],
-    table: Sequence[Card],
-    matta_as: int | None = None,
-) -> list[Move]:
-    """Every legal move with ``hand`` on ``table`` (R4): each capture choice of each card
-    is its own move; a card that can capture must (R4.3), and with
-    ``forced_capture="any"`` a card that captures nothing is legal only when no card can.
-    ``matta_as``: the value Cirulla's 7C keeps (C5.2), None for none."""
-    return moves_of(legal_codes_in(variant, rules, hand, table, matta_as))
+def _seat_names(variant: Variant, players: int | None, names: Sequence[str] | None) -> list[str]:
+    """The seats' names :meth:`Match.new` is given, or made for ``players`` (by default
+    the variant's fewest), checked against each other and the variant's player counts."""
+    if names is None:
+        players = players if players is not None else variant.player_counts[0]
+        names = [f"Player {seat + 1}" for seat in range(players)]
+    elif players is not None and players != len(names):
+        raise InvalidSetupError(f"players is {players} but {len(names)} seats are named")
+    if len(names) not in variant.player_counts:
+        allowed = ", ".join(map(str, variant.player_counts))
+        raise InvalidSetupError(f"{variant.title} is played by {allowed} players, not {len(names)}")
+    return list(names)
 
 
-def legal_codes_in(
-    variant: Variant,
-    rules: Rules,
-    hand: Sequence[Card],
-    table: Sequence[Card],
-    matta_as: int | None = None,
-) -> list[int]:
-    """:func:`legal_moves_in`'s moves, coded (:func:`.hand.move_code`), in no order."""
-    position = Hand(
-        variant, rules, hands=[mask_of(hand)], table=mask_of(table), matta_as=matta_as or 0
-    )
-    return list(position.legal_codes())
-
-
-#: Each card's place in listing order (by value, then suit), by its index in DECK.
-_LISTING_RANK: Final = tuple(
-    sorted(range(len(DECK)), key=lambda i: DECK[i].sort_key).index(i) for i in range(len(DECK))
-)
-#: The listing ranks of the cards of each byte of a mask: [byte][its value].
-_RANKS_OF_BYTE: Final = tuple(
-    tuple(
-        tuple(_LISTING_RANK[8 * byte + bit] for bit in range(8) if value >> bit & 1)
-        for value in range(256)
-    )
-    for byte in range((len(DECK) + 7) // 8)
-)
-
-
-def _listing_key(code: int) -> tuple[int, bool, list[int]]:
-    """:func:`moves_of`'s order of a coded move, without making its :class:`Move`."""
-    capture = code_capture(code)
-    taken: list[int] = []
-    for ranks in _RANKS_OF_BYTE:
-        taken += ranks[capture & 255]
-        capture >>= 8
-    taken.sort()
-    return (_LISTING_RANK[code_card(code)], not code_capture(code), taken)
-
-
-def first_moves(codes_: Iterable[int], limit: int) -> list[Move]:
-    """The first ``limit`` of coded moves in listing order, as :func:`moves_of` lists
-    them; only those are made into :class:`Move` objects (a 34-card table has over
-    10,000 legal moves, which would take 100 ms and more to make and sort)."""
-    return moves_of(heapq.nsmallest(limit, codes_, key=_listing_key))
-
-
-def moves_of(codes_: Iterable[int]) -> list[Move]:
-    """Coded moves as :class:`Move` objects, in listing order (by card, captures first)."""
-    moves = [Move.of(DECK[code_card(c)], cards_of(code_capture(c))) for c in codes_]
-    moves.sort(key=lambda m: (m.card.sort_key, not m.capture, [c.sort_key for c in m.captured]))
-    return moves
-
-
-def code_of(move: Move) -> int:
-    return move_code(move.card.index, mask_of(move.capture))
-
-
-def is_sweep(move: Move, table: Sequence[Card]) -> bool:
-    """The move takes every card on the table."""
-    return bool(move.capture) and len(move.capture) == len(table)
+def _first_dealer(players: int, seed: int | None, first_dealer: int | None) -> int:
+    """The first dealer :meth:`Match.new` is given (checked), else drawn: from the seed
+    when there is one, else from the operating system's cryptographic source."""
+    if first_dealer is None:
+        if seed is not None:
+            return random.Random(f"scopa:{seed}:dealer").randrange(players)
+        return secrets.randbelow(players)
+    if not 0 <= first_dealer < players:
+        raise InvalidSetupError(f"first_dealer {first_dealer} is not a seat (0-{players - 1})")
+    return first_dealer
 
 
 @dataclass
@@ -178,17 +129,8 @@ class Match:
         """
         rules_ = rules or Rules()
         the_variant = get_variant(variant)
-        if names is None:
-            players = players if players is not None else the_variant.player_counts[0]
-            names = [f"Player {seat + 1}" for seat in range(players)]
-        elif players is not None and players != len(names):
-            raise InvalidSetupError(f"players is {players} but {len(names)} seats are named")
+        names = _seat_names(the_variant, players, names)
         players = len(names)
-        if players not in the_variant.player_counts:
-            allowed = ", ".join(map(str, the_variant.player_counts))
-            raise InvalidSetupError(
-                f"{the_variant.title} is played by {allowed} players, not {players}"
-            )
         problem = the_variant.check_rules(rules_)
         if problem:
             raise InvalidSetupError(problem)
@@ -199,41 +141,36 @@ class Match:
             deck = list(deck)
             if len(deck) != len(DECK) or set(deck) != set(DECK):
                 raise InvalidSetupError("deck must list each of the 40 cards exactly once")
-        if first_dealer is None:
-            if seed is not None:
-                first_dealer = random.Random(f"scopa:{seed}:dealer").randrange(players)
-            else:
-                first_dealer = secrets.randbelow(players)
-        elif not 0 <= first_dealer < players:
-            raise InvalidSetupError(f"first_dealer {first_dealer} is not a seat (0-{players - 1})")
         teams = team_of_seats(players)
         match = cls(
             variant=the_variant,
-            names=list(names),
+            names=names,
             target=target,
             rules=rules_,
             seed=seed,
             teams=teams,
-            dealer=first_dealer,
+            dealer=_first_dealer(players, seed, first_dealer),
             seeded=seed is not None or deck is not None,
             scores=[0] * (max(teams) + 1),
         )
-        events: list[Event] = [
-            {
-                "type": EventKind.MATCH_STARTED,
-                "variant": the_variant.name,
-                "seats": [
-                    {"seat": s, "name": n, "team": t}
-                    for s, (n, t) in enumerate(zip(names, teams, strict=True))
-                ],
-                "target": target,
-                "rules": rules_.to_dict(),
-                "seeded": match.seeded,
-                "dealer": first_dealer,
-            }
-        ]
+        events = [match.started_event()]
         match._start_hand(events, [c.index for c in deck] if deck is not None else None)
         return match, events
+
+    def started_event(self) -> Event:
+        """The ``match_started`` event: the match as it was set up, before its first deal."""
+        return {
+            "type": EventKind.MATCH_STARTED,
+            "variant": self.variant.name,
+            "seats": [
+                {"seat": s, "name": n, "team": t}
+                for s, (n, t) in enumerate(zip(self.names, self.teams, strict=True))
+            ],
+            "target": self.target,
+            "rules": self.rules.to_dict(),
+            "seeded": self.seeded,
+            "dealer": self.dealer,
+        }
 
     # -- reading ------------------------------------------------------------------------
 

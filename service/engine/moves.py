@@ -3,7 +3,7 @@ Cirulla, a declaration (docs/rules.md C3), which a seat makes before it plays.""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -46,6 +46,11 @@ class Move:
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
+
+
+def is_sweep(move: Move, table: Sequence[Card]) -> bool:
+    """The move takes every card on the table."""
+    return bool(move.capture) and len(move.capture) == len(table)
 
 
 class DeclarationKind(StrEnum):

@@ -20,7 +20,8 @@ from typing import Any
 
 from .cards import DECK, Card, parse_cards
 from .errors import ScopaError
-from .match import Event, Match, code_of, team_of_seats
+from .legal import code_of
+from .match import Event, Match, team_of_seats
 from .moves import DeclarationKind, Move
 from .rules import Rules
 from .states import EventKind, Status
@@ -52,42 +53,8 @@ def replay(events: Sequence[Event]) -> Match:
     events = [_of_the_match(e) for e in events if not _of_the_lobby(e)]
     if not events or events[0].get("type") != EventKind.MATCH_STARTED:
         raise ReplayError("the log must start with a match_started event")
-    start = events[0]
-    try:
-        variant = get_variant(start["variant"])
-        names = [seat["name"] for seat in start["seats"]]
-        teams = [seat["team"] for seat in start["seats"]]
-        rules = Rules.from_dict(start["rules"])
-        match = _Replay(
-            variant=variant,
-            names=names,
-            target=start["target"],
-            rules=rules,
-            seed=None,
-            teams=teams,
-            dealer=start["dealer"],
-            seeded=start["seeded"],
-            scores=[0] * (max(teams) + 1),
-        )
-    except _MALFORMED as exc:
-        raise ReplayError(f"event 0: not a valid match_started event ({exc!r})") from None
-    if teams != team_of_seats(len(names)):
-        raise ReplayError(f"event 0: teams {teams} are not those of {len(names)} players")
-    match.decks = iter(_decks(events, variant, len(names)))
-    produced: list[Event] = [
-        {
-            "type": EventKind.MATCH_STARTED,
-            "variant": variant.name,
-            "seats": [
-                {"seat": s, "name": n, "team": t}
-                for s, (n, t) in enumerate(zip(names, teams, strict=True))
-            ],
-            "target": match.target,
-            "rules": rules.to_dict(),
-            "seeded": match.seeded,
-            "dealer": match.dealer,
-        }
-    ]
+    match = _started(events)
+    produced = [match.started_event()]
     try:
         match._start_hand(produced)
     except ReplayError:
@@ -99,41 +66,76 @@ def replay(events: Sequence[Event]) -> Match:
         index = len(produced)
         event = events[index]
         if event.get("type") == EventKind.DECLARATION:  # made by a seat (Cirulla, C3)
-            try:
-                produced += match.declare(
-                    event["seat"], DeclarationKind(event["kind"]), event["matta_as"]
-                )
-            except _MALFORMED as exc:
-                raise ReplayError(f"event {index}: not a legal declaration ({exc})") from None
-            _same(events, produced, index)
-            continue
-        if event.get("type") != EventKind.MOVE:
+            produced += _declared(match, event, index)
+        elif event.get("type") == EventKind.MOVE:
+            produced += _played(match, event, index)
+        else:
             raise ReplayError(
                 f"event {index}: the log has {_shown(event)}, the replay expects a move"
             )
-        try:
-            seat = event["seat"]
-            move = Move.of(Card.parse(event["card"]), parse_cards(event["capture"]))
-            legal = (
-                match.status == Status.PLAYING
-                and seat == match.turn
-                and len(move.capture) == len(event["capture"])
-                and code_of(move) in match.hand.legal_codes()
-            )
-        except _MALFORMED as exc:
-            raise ReplayError(f"event {index}: not a valid move event ({exc!r})") from None
-        if not legal:
-            raise ReplayError(f"event {index}: the move {_shown(event)} is not legal here")
-        try:
-            produced += match.push(move)
-        except ReplayError:
-            raise
-        except _MALFORMED as exc:
-            raise ReplayError(
-                f"event {index}: what follows the move cannot be made ({exc!r})"
-            ) from None
         _same(events, produced, index)
     return Match.from_dict(match.to_dict())
+
+
+def _started(events: Sequence[Event]) -> _Replay:
+    """The match the log's ``match_started`` event (its first) sets up, before its
+    first deal, to be dealt the decks the log dealt."""
+    start = events[0]
+    try:
+        variant = get_variant(start["variant"])
+        names = [seat["name"] for seat in start["seats"]]
+        teams = [seat["team"] for seat in start["seats"]]
+        match = _Replay(
+            variant=variant,
+            names=names,
+            target=start["target"],
+            rules=Rules.from_dict(start["rules"]),
+            seed=None,
+            teams=teams,
+            dealer=start["dealer"],
+            seeded=start["seeded"],
+            scores=[0] * (max(teams) + 1),
+        )
+    except _MALFORMED as exc:
+        raise ReplayError(f"event 0: not a valid match_started event ({exc!r})") from None
+    if teams != team_of_seats(len(names)):
+        raise ReplayError(f"event 0: teams {teams} are not those of {len(names)} players")
+    match.decks = iter(_decks(events, variant, len(names)))
+    return match
+
+
+def _declared(match: Match, event: Event, index: int) -> list[Event]:
+    """The events of the declaration the log's event ``index`` says a seat made."""
+    try:
+        return match.declare(event["seat"], DeclarationKind(event["kind"]), event["matta_as"])
+    except _MALFORMED as exc:
+        raise ReplayError(f"event {index}: not a legal declaration ({exc})") from None
+
+
+def _played(match: Match, event: Event, index: int) -> list[Event]:
+    """The events of the move the log's event ``index`` says a seat played, once the
+    move is found legal."""
+    try:
+        seat = event["seat"]
+        move = Move.of(Card.parse(event["card"]), parse_cards(event["capture"]))
+        legal = (
+            match.status == Status.PLAYING
+            and seat == match.turn
+            and len(move.capture) == len(event["capture"])
+            and code_of(move) in match.hand.legal_codes()
+        )
+    except _MALFORMED as exc:
+        raise ReplayError(f"event {index}: not a valid move event ({exc!r})") from None
+    if not legal:
+        raise ReplayError(f"event {index}: the move {_shown(event)} is not legal here")
+    try:
+        return match.push(move)
+    except ReplayError:
+        raise
+    except _MALFORMED as exc:
+        raise ReplayError(
+            f"event {index}: what follows the move cannot be made ({exc!r})"
+        ) from None
 
 
 def _of_the_lobby(event: Event) -> bool:

@@ -13,8 +13,8 @@ from typing import Any
 from .cards import Card, codes, sorted_cards
 from .knowledge import Knowledge
 from .masks import FULL, cards_of, mask_of
-from .match import Event, Match, is_sweep, team_of_seats
-from .moves import Move
+from .match import Event, Match, team_of_seats
+from .moves import Move, is_sweep
 from .rules import Rules
 from .variants import Variant
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..masks import ACES, FULL, VALUE, Recipe
-from ..rules import Rules
 from .scopa import Scopa
 
 ACE = 1
@@ -24,16 +23,6 @@ class AssoPigliaTutto(Scopa):
             return (FULL,) if sig else ()  # the whole table, if there is one
         return super().capture_recipes(value, sig)
 
-    def is_scopa(
-        self,
-        card: int,
-        capture: int,
-        table: int,
-        last_card_of_hand: bool,
-        by_dealer: bool,
-        rules: Rules,
-    ) -> bool:
+    def sweep_counts(self, card: int, table: int) -> bool:
         # The ace's sweep counts only where a plain capture would also clear the table.
-        if VALUE[card] == ACE and not (table.bit_count() == 1 and table & ACES):
-            return False
-        return super().is_scopa(card, capture, table, last_card_of_hand, by_dealer, rules)
+        return VALUE[card] != ACE or (table.bit_count() == 1 and bool(table & ACES))

@@ -51,8 +51,13 @@ class Variant:
     default_target: ClassVar[int] = 11
     #: Options of rules.OPTIONS that only this variant accepts (beyond COMMON_OPTIONS).
     extra_options: ClassVar[tuple[str, ...]] = ()
-    #: How ``deck`` on match creation is dealt, for the API's documentation.
-    deal_order: ClassVar[str] = ""
+    #: How ``deck`` on match creation is dealt, for the API's documentation: by default,
+    #: as :meth:`deal_plan` deals by default (R3).
+    deal_order: ClassVar[str] = (
+        "each seat in playing order, starting with the seat after the dealer, gets its 3 "
+        "cards at once, then the table gets 4; later deals of the hand continue from the "
+        "list the same way"
+    )
     #: False for a variant being built: the engine plays it, the service does not offer
     #: it (it is left out of ``VARIANTS``).
     playable: ClassVar[bool] = True
@@ -215,5 +220,31 @@ class Variant:
         rules: Rules,
     ) -> bool:
         """R5: a capture that takes every card on ``table`` (the table before the move)
-        is a scopa, except with the last card of the hand."""
-        return capture == table and not last_card_of_hand
+        is a scopa, except with the last card of the hand: a variant may narrow the
+        first (:meth:`sweep_counts`) or widen the exception (:meth:`last_sweep_counts`)."""
+        if capture != table:
+            return False
+        if last_card_of_hand:
+            return self.last_sweep_counts(by_dealer, rules)
+        return self.sweep_counts(card, table)
+
+    def sweep_counts(self, card: int, table: int) -> bool:
+        """Whether the card of index ``card`` taking all of ``table`` (not with the
+        hand's last card) scores a scopa: always, in most variants."""
+        return True
+
+    def last_sweep_counts(self, by_dealer: bool, rules: Rules) -> bool:
+        """Whether taking all of the table with the hand's last card scores a scopa
+        (``by_dealer``: the dealer plays it): never, in most variants (R5)."""
+        return False
+
+    @property
+    def plain_sweeps(self) -> bool:
+        """Every sweep but the hand's last card's is a scopa (R5 as it stands): neither
+        :meth:`sweep_counts` nor :meth:`last_sweep_counts` is overridden, so the hand
+        may check a sweep without asking :meth:`is_scopa`."""
+        kind = type(self)
+        return (
+            kind.sweep_counts is Variant.sweep_counts
+            and kind.last_sweep_counts is Variant.last_sweep_counts
+        )

@@ -121,11 +121,6 @@ class Cirulla(Variant):
     )
     player_counts = (2, 3, 4)
     default_target = 51
-    deal_order = (
-        "each seat in playing order, starting with the seat after the dealer, gets its 3 "
-        "cards at once, then the table gets 4; later deals of the hand continue from the "
-        "list the same way"
-    )
 
     def __init__(self) -> None:
         super().__init__()

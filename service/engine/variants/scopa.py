@@ -15,11 +15,6 @@ class Scopa(Variant):
         "until the stock is gone. A card takes a table card of its value, or else a set of "
         "cards adding up to its value; clearing the table scores a scopa. Played to 11."
     )
-    deal_order = (
-        "each seat in playing order, starting with the seat after the dealer, gets its 3 "
-        "cards at once, then the table gets 4; later deals of the hand continue from the "
-        "list the same way"
-    )
 
     def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
         # R4.1: a single card of the same value has priority over any sum.

@@ -16,11 +16,6 @@ class ScopaDiQuindici(Variant):
         "card played, adds up to 15; no single card of the same value goes first. Deal, "
         "scopas and scoring as in Scopa. Played to 11."
     )
-    deal_order = (
-        "each seat in playing order, starting with the seat after the dealer, gets its 3 "
-        "cards at once, then the table gets 4; later deals of the hand continue from the "
-        "list the same way"
-    )
 
     def capture_recipes(self, value: int, sig: int) -> tuple[Recipe, ...]:
         return value_sets(FIFTEEN - value, 1, sig)

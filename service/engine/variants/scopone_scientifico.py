@@ -29,15 +29,5 @@ class ScoponeScientifico(Scopa):
     def needs_redeal(self, table: int) -> bool:
         return False  # no table cards, no kings to show
 
-    def is_scopa(
-        self,
-        card: int,
-        capture: int,
-        table: int,
-        last_card_of_hand: bool,
-        by_dealer: bool,
-        rules: Rules,
-    ) -> bool:
-        if last_card_of_hand and by_dealer and rules.dealer_last_sweep:
-            return capture == table
-        return super().is_scopa(card, capture, table, last_card_of_hand, by_dealer, rules)
+    def last_sweep_counts(self, by_dealer: bool, rules: Rules) -> bool:
+        return by_dealer and rules.dealer_last_sweep
