@@ -97,6 +97,14 @@ class Variant:
     def __init__(self) -> None:
         #: :meth:`recipe_row` by table signature.
         self.recipe_rows: dict[int, RecipeRow] = {}
+        #: Every sweep but the hand's last card's is a scopa (R5 as it stands): neither
+        #: :meth:`sweep_counts` nor :meth:`last_sweep_counts` is overridden, so a hand
+        #: may check a sweep without asking :meth:`is_scopa` (read at every new Hand).
+        kind = type(self)
+        self.plain_sweeps = (
+            kind.sweep_counts is Variant.sweep_counts
+            and kind.last_sweep_counts is Variant.last_sweep_counts
+        )
 
     def needs_redeal(self, table: int) -> bool:
         """R3: three or four kings face up on the table: the same dealer deals again."""
@@ -237,14 +245,3 @@ class Variant:
         """Whether taking all of the table with the hand's last card scores a scopa
         (``by_dealer``: the dealer plays it): never, in most variants (R5)."""
         return False
-
-    @property
-    def plain_sweeps(self) -> bool:
-        """Every sweep but the hand's last card's is a scopa (R5 as it stands): neither
-        :meth:`sweep_counts` nor :meth:`last_sweep_counts` is overridden, so the hand
-        may check a sweep without asking :meth:`is_scopa`."""
-        kind = type(self)
-        return (
-            kind.sweep_counts is Variant.sweep_counts
-            and kind.last_sweep_counts is Variant.last_sweep_counts
-        )
