@@ -4,8 +4,9 @@ an ``int``).
 
 Each setting is declared once, as a field of its section's dataclass (service/settings/,
 a module a section of docs/configuration.md): its attribute (the variable's name in
-lower case) and its type; and, in :func:`~service.settings.declaring.setting`, its
-default, its range or choices and what it means. From that one declaration:
+lower case) and its type; in :func:`~service.settings.declaring.setting`, its default
+and its range or choices; and, in its section's docstring, what it means. From that one
+declaration:
 
 - :func:`load` parses the environment (every setting, by its variable's name) into a
   :class:`Settings`, and refuses a bad value with a :class:`ConfigError` whose one-line
@@ -49,7 +50,7 @@ import marshmallow as ma
 
 from .settings.bots import Bots
 from .settings.clients import MIN_SECRET_LENGTH, Clients
-from .settings.declaring import Setting, declared
+from .settings.declaring import Setting, declared, title
 from .settings.limits import Limits
 from .settings.listening import Listening
 from .settings.operations import Operations
@@ -90,7 +91,7 @@ class Settings(Operations, Webhooks, Streams, Bots, Limits, Clients, Storage, Li
         return dataclasses.replace(self, **changes)
 
 
-GROUPS: tuple[str, ...] = tuple(section.TITLE for section in SECTIONS)
+GROUPS: tuple[str, ...] = tuple(title(section) for section in SECTIONS)
 SETTINGS: tuple[Setting, ...] = tuple(
     setting for section in SECTIONS for setting in declared(section)
 )

@@ -19,6 +19,7 @@ import yaml
 from service import config
 from service.api import settings as app_settings
 from service.app import create_app
+from service.settings import declaring
 from service.settings.storage import DEFAULT_REDIS_URL
 from tests.live import APP, DEFAULT_ENV, GUNICORN, ROOT, free_port
 from tests.test_deploy import deployments, dockerfile_stages, k8s_documents
@@ -40,6 +41,9 @@ BAD_VALUES = [
     ("SCOPA_ENGINE", "fast", "one of compiled, python"),
     ("REDIS_URL", "http://cache:6379", "scheme 'http'"),
     ("QUEUE_REDIS_URL", "redis+cluster://node", "is not host:port"),
+    ("WEBHOOK_RETRY_SCHEDULE", "5,soon", "comma-separated whole seconds"),
+    ("WEBHOOK_ALLOW_HOSTS", "a b", "is not a host or host:port"),
+    ("SERVICE_KEYS", "platform", "must be written name=secret"),
 ]
 
 
@@ -84,6 +88,52 @@ def test_every_setting_is_documented_in_one_group() -> None:
         assert setting.meaning, setting.name
     names = [setting.name for setting in config.SETTINGS]
     assert len(names) == len(set(names))
+
+
+def test_a_setting_means_what_its_sections_docstring_says_under_attributes() -> None:
+    """A setting's meaning is its entry in its section's docstring (its lines joined), the
+    section's title that docstring's first line; an entry missing, or one for no
+    setting, stops the declarations at import."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Section(declaring.Section):
+        """A title
+
+        Attributes:
+            first: what the first means,
+                on two lines: `A: B`
+            second: the second
+        """
+
+        first: int = declaring.nonnegative(1)
+        second: float = declaring.positive(2.0)
+
+    first, second = declaring.declared(Section)
+    assert (first.group, first.meaning) == ("A title", "what the first means, on two lines: `A: B`")
+    assert (second.name, second.kind, second.meaning) == ("SECOND", float, "the second")
+    assert (first.minimum, first.above_minimum, second.above_minimum) == (0, False, True)
+
+    @dataclasses.dataclass(frozen=True)
+    class Forgotten(declaring.Section):
+        """A title
+
+        Attributes:
+            first: what the first means
+            third: no such setting
+        """
+
+        first: int = declaring.nonnegative(1)
+        second: int = declaring.nonnegative(2)
+
+    with pytest.raises(TypeError, match=r"Forgotten's docstring .* \['second', 'third'\]"):
+        declaring.declared(Forgotten)
+
+
+def test_the_secrets_length_in_the_guide_is_the_one_required() -> None:
+    """The docstring cannot be formatted: it writes MIN_SECRET_LENGTH's value itself."""
+    for setting in config.SETTINGS:
+        if setting.name in ("SERVER_SECRET", "SERVICE_KEYS"):
+            assert f"{config.MIN_SECRET_LENGTH}+ random characters" in setting.meaning
 
 
 def test_each_setting_is_one_typed_attribute_of_the_frozen_settings() -> None:

@@ -45,20 +45,21 @@ _X_SEAT_DOC = (
     "For a service key, on a game it created: the seat (from 0) to act for, as that "
     "seat's token would. Required with a key; not with a seat's token."
 )
-AS_SEAT = {
-    "in": "query",
-    "name": AS_SEAT_NAME,
-    "required": False,
-    "description": _AS_SEAT_DOC,
-    "schema": {"type": "integer", "minimum": 0, "maximum": 3},
-}
-X_SEAT = {
-    "in": "header",
-    "name": X_SEAT_NAME,
-    "required": False,
-    "description": _X_SEAT_DOC,
-    "schema": {"type": "integer", "minimum": 0, "maximum": 3},
-}
+
+
+def _seat_parameter(where: str, name: str, description: str) -> dict[str, object]:
+    """An OpenAPI parameter that names a seat (from 0 to 3), optional in the spec."""
+    return {
+        "in": where,
+        "name": name,
+        "required": False,
+        "description": description,
+        "schema": {"type": "integer", "minimum": 0, "maximum": 3},
+    }
+
+
+AS_SEAT = _seat_parameter("query", AS_SEAT_NAME, _AS_SEAT_DOC)
+X_SEAT = _seat_parameter("header", X_SEAT_NAME, _X_SEAT_DOC)
 
 
 def AsSeat() -> fields.Integer:  # noqa: N802

@@ -1,3 +1,4 @@
 """The settings' declarations, one module a section of docs/configuration.md: each a
-frozen dataclass of :func:`~service.settings.declaring.setting` fields, which
-:class:`service.config.Settings` puts together."""
+frozen dataclass of :func:`~service.settings.declaring.setting` fields, one line a
+setting, whose docstring says what they mean; :class:`service.config.Settings` puts them
+together."""

@@ -4,40 +4,29 @@ settings (deploy/gunicorn.conf.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from .declaring import Section, setting
 
 
 @dataclass(frozen=True)
 class Listening(Section):
-    TITLE: ClassVar[str] = "Listening and processes"
+    """Listening and processes
+
+    Attributes:
+        host: the address gunicorn listens on: this machine only, unless set (`HOST=0.0.0.0 make
+            run` for every interface, `::` for IPv6); put a buffering proxy with TLS in front then
+            (the deploy guide)
+        port: the port gunicorn listens on
+        web_concurrency: gunicorn worker processes
+        gunicorn_threads: threads per worker for ordinary requests (each worker has
+            `STREAMS_PER_WORKER` more, for event streams)
+    """
 
     host: str = setting(
         "127.0.0.1",
         key=None,
         shown_default="`127.0.0.1` (the image, compose and the Kubernetes pods: `0.0.0.0`)",
-        meaning="the address gunicorn listens on: this machine only, unless set "
-        "(`HOST=0.0.0.0 make run` for every interface, `::` for IPv6); put a buffering "
-        "proxy with TLS in front then (the deploy guide)",
     )
-    port: int = setting(
-        8000,
-        minimum=1,
-        maximum=65535,
-        key=None,
-        meaning="the port gunicorn listens on",
-    )
-    web_concurrency: int = setting(
-        2,
-        minimum=1,
-        key=None,
-        meaning="gunicorn worker processes",
-    )
-    gunicorn_threads: int = setting(
-        4,
-        minimum=1,
-        key=None,
-        meaning="threads per worker for ordinary requests (each worker has "
-        "`STREAMS_PER_WORKER` more, for event streams)",
-    )
+    port: int = setting(8000, minimum=1, maximum=65535, key=None)
+    web_concurrency: int = setting(2, minimum=1, key=None)
+    gunicorn_threads: int = setting(4, minimum=1, key=None)
