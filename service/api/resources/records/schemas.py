@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, fields, validate
 
-from ...fields import BotLevel, StrictSchema, VariantName
+from ...fields import BotLevel, Metadata, Name, PlayerId, StrictSchema, VariantName, check_metadata
 from ...responses import ResponseSchema
-from ..games.schemas import Metadata, Name, PlayerId, check_metadata
 
 #: The most games one export streams (go on with `until`).
 MAX_EXPORTED = 1000
