@@ -45,27 +45,32 @@ _X_SEAT_DOC = (
     "For a service key, on a game it created: the seat (from 0) to act for, as that "
     "seat's token would. Required with a key; not with a seat's token."
 )
-AS_SEAT = {
-    "in": "query",
-    "name": AS_SEAT_NAME,
-    "required": False,
-    "description": _AS_SEAT_DOC,
-    "schema": {"type": "integer", "minimum": 0, "maximum": 3},
-}
-X_SEAT = {
-    "in": "header",
-    "name": X_SEAT_NAME,
-    "required": False,
-    "description": _X_SEAT_DOC,
-    "schema": {"type": "integer", "minimum": 0, "maximum": 3},
-}
+#: The seats a service key may name (as the spec has always said).
+FIRST_SEAT, LAST_SEAT = 0, 3
+
+
+def _seat_parameter(location: str, name: str, description: str) -> dict[str, object]:
+    """An OpenAPI parameter naming a seat."""
+    return {
+        "in": location,
+        "name": name,
+        "required": False,
+        "description": description,
+        "schema": {"type": "integer", "minimum": FIRST_SEAT, "maximum": LAST_SEAT},
+    }
+
+
+AS_SEAT = _seat_parameter("query", AS_SEAT_NAME, _AS_SEAT_DOC)
+X_SEAT = _seat_parameter("header", X_SEAT_NAME, _X_SEAT_DOC)
 
 
 def AsSeat() -> fields.Integer:  # noqa: N802
     """``as_seat`` in an operation's query schema (:func:`seat_of` reads it; a strict
     schema would refuse it otherwise)."""
     return fields.Integer(
-        validate=validate.Range(0, 3), data_key=AS_SEAT_NAME, metadata={"description": _AS_SEAT_DOC}
+        validate=validate.Range(FIRST_SEAT, LAST_SEAT),
+        data_key=AS_SEAT_NAME,
+        metadata={"description": _AS_SEAT_DOC},
     )
 
 
