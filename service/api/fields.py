@@ -169,6 +169,16 @@ def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
     return StrictBoolean(**kwargs)
 
 
+def String(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string field, which the spec describes with ``description``."""
+    return fields.String(metadata={"description": description}, **kwargs)
+
+
+def Float(description: str, **kwargs: Any) -> fields.Float:  # noqa: N802
+    """A number field, which the spec describes with ``description``."""
+    return fields.Float(metadata={"description": description}, **kwargs)
+
+
 class Text(fields.String):
     """A string held to a kind of text's rules (service/play/text.py): refused with the
     rule it breaks, in time linear in at most the kind's bound, however long the value;

@@ -14,6 +14,7 @@ from ..fields import (
     Enumerated,
     Enumeration,
     Integer,
+    String,
     VariantName,
 )
 from ..responses import ResponseSchema, TaggedUnion
@@ -65,7 +66,7 @@ class SeatJoinedEventSchema(EventBaseSchema):
 
     type = Kind(EventKind.SEAT_JOINED)
     seat = Integer()
-    name = fields.String(metadata={"description": "The name the person took it with."})
+    name = String("The name the person took it with.")
 
 
 class SeatLeftEventSchema(EventBaseSchema):
@@ -214,14 +215,12 @@ class MatchOverEventSchema(EventBaseSchema):
     type = Kind(EventKind.MATCH_OVER)
     winner = Integer(metadata={"description": "The winning team."})
     scores = fields.List(Integer(), metadata={"description": "Match totals, by team."})
-    reason = fields.String(
+    reason = String(
+        "Why the match is over: `target`, the winner's total reached the "
+        "target and is the single highest (R8); `napoleone` (R9) or `cappotto` "
+        "(Cirulla, C7.4), the winner captured all ten coins in the last hand. Absent "
+        "from matches that ended before 2026-12-01.",
         validate=validate.OneOf(["target", "napoleone", "cappotto"]),
-        metadata={
-            "description": "Why the match is over: `target`, the winner's total reached the "
-            "target and is the single highest (R8); `napoleone` (R9) or `cappotto` "
-            "(Cirulla, C7.4), the winner captured all ten coins in the last hand. Absent "
-            "from matches that ended before 2026-12-01."
-        },
     )
 
 
@@ -230,7 +229,7 @@ class RematchEventSchema(EventBaseSchema):
         description = "After the match: a seat asked for the next one."
 
     type = Kind(EventKind.REMATCH)
-    game = fields.String(metadata={"description": "The next match's game id."})
+    game = String("The next match's game id.")
 
 
 class AbortedEventSchema(EventBaseSchema):
@@ -241,7 +240,7 @@ class AbortedEventSchema(EventBaseSchema):
         )
 
     type = Kind(EventKind.ABORTED)
-    reason = fields.String(metadata={"description": "Why, as the key said."})
+    reason = String("Why, as the key said.")
 
 
 #: The schema of each kind of event.

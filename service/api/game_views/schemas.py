@@ -15,6 +15,7 @@ from ..fields import (
     Metadata,
     PlayerId,
     RulesSchema,
+    String,
     VariantName,
 )
 from ..responses import ResponseSchema
@@ -26,7 +27,7 @@ class SeatViewSchema(ResponseSchema):
     optional = frozenset({"exposed", "declared_points", "player_id"})
 
     seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
-    name = fields.String(allow_none=True, metadata={"description": "Null while the seat is open."})
+    name = String("Null while the seat is open.", allow_none=True)
     open = Boolean(metadata={"description": "Nobody has taken this seat yet: the game is waiting."})
     bot = BotLevel(
         allow_none=True,
@@ -81,18 +82,14 @@ class JoinInfoSchema(ResponseSchema):
             "example": "K7M2QXPA4R",
         }
     )
-    url = fields.String(
-        metadata={
-            "description": 'Where they send it: `POST` `{"name": ..., "code": ...}` '
-            "here (relative to the API's base URL, like `Location`)."
-        }
+    url = String(
+        'Where they send it: `POST` `{"name": ..., "code": ...}` '
+        "here (relative to the API's base URL, like `Location`)."
     )
-    link = fields.String(
-        metadata={
-            "description": "A link to share with people: the service's own page `/play` "
-            "opens it at this game's join form (relative to the service's base URL). An app "
-            "of your own makes its link from `id` and `code` instead."
-        }
+    link = String(
+        "A link to share with people: the service's own page `/play` "
+        "opens it at this game's join form (relative to the service's base URL). An app "
+        "of your own makes its link from `id` and `code` instead."
     )
 
 
@@ -118,7 +115,7 @@ class GameViewSchema(ResponseSchema):
 
     optional = frozenset({"hand", "matta_as"})
 
-    id = fields.String(metadata={"description": "The game id."})
+    id = String("The game id.")
     version = Integer(metadata={"description": "Increases by one with every move."})
     seq = Integer(
         metadata={
@@ -128,13 +125,11 @@ class GameViewSchema(ResponseSchema):
         }
     )
     variant = VariantName()
-    status = fields.String(
+    status = String(
+        "`waiting`: open seats to take, nothing dealt yet; `playing`; "
+        "`finished`; `aborted`: stopped by the service key that created it "
+        "(`abort_reason` says why), with no winner and no more moves.",
         validate=validate.OneOf([s.value for s in Status]),
-        metadata={
-            "description": "`waiting`: open seats to take, nothing dealt yet; `playing`; "
-            "`finished`; `aborted`: stopped by the service key that created it "
-            "(`abort_reason` says why), with no winner and no more moves."
-        },
     )
     target = Integer()
     rules = fields.Nested(RulesViewSchema)
@@ -189,27 +184,19 @@ class GameViewSchema(ResponseSchema):
             "every other view (a spectator's, a game with no open seat)."
         },
     )
-    previous = fields.String(
+    previous = String("The game this match is the rematch of, if any.", allow_none=True)
+    next = String(
+        "The rematch's game id, once a seat asked for it "
+        "(`POST /v1/games/{id}/rematch`), else null.",
         allow_none=True,
-        metadata={"description": "The game this match is the rematch of, if any."},
     )
-    next = fields.String(
-        allow_none=True,
-        metadata={
-            "description": "The rematch's game id, once a seat asked for it "
-            "(`POST /v1/games/{id}/rematch`), else null."
-        },
+    abort_reason = String(
+        "Why the game was aborted; null unless its status is `aborted`.", allow_none=True
     )
-    abort_reason = fields.String(
+    start_at = String(
+        "When the match starts (RFC 3339, UTC), for a match created to "
+        "start later (`POST /v1/games/bulk`): before then moves are 409 "
+        "(`/problems/not-started-yet`) and no clock runs; null otherwise.",
         allow_none=True,
-        metadata={"description": "Why the game was aborted; null unless its status is `aborted`."},
-    )
-    start_at = fields.String(
-        allow_none=True,
-        metadata={
-            "description": "When the match starts (RFC 3339, UTC), for a match created to "
-            "start later (`POST /v1/games/bulk`): before then moves are 409 "
-            "(`/problems/not-started-yet`) and no clock runs; null otherwise."
-        },
     )
     metadata = Metadata(values=fields.String())  # as stored

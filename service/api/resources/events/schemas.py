@@ -8,7 +8,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ...fields import Integer, StrictSchema
+from ...fields import Integer, StrictSchema, String
 from ...game_views.events import Events
 from ...responses import ResponseSchema
 from ...seats import AsSeat
@@ -160,11 +160,9 @@ class StreamQuerySchema(StrictSchema):
         "Resume after the event with this `seq` (-1: from the first event). Left out, the "
         "events after the state. A `Last-Event-ID` header wins."
     )
-    access_token = fields.String(
+    access_token = String(
+        "A seat's token, for clients that cannot send an Authorization "
+        "header (a browser's EventSource): used as `Authorization: Bearer <token>` "
+        "would be. Never logged.",
         validate=validate.Regexp(r"^[\x21-\x7e]{1,256}$"),
-        metadata={
-            "description": "A seat's token, for clients that cannot send an Authorization "
-            "header (a browser's EventSource): used as `Authorization: Bearer <token>` "
-            "would be. Never logged."
-        },
     )

@@ -24,6 +24,7 @@ from ...fields import (
     PlayerId,
     RulesField,
     StrictSchema,
+    String,
     Variant,
     VariantName,
     check_metadata,
@@ -159,20 +160,18 @@ class CreatedSeatSchema(ResponseSchema):
     optional = frozenset({"player_id"})
 
     seat = Integer()
-    name = fields.String(allow_none=True, metadata={"description": "Null for an open seat."})
+    name = String("Null for an open seat.", allow_none=True)
     team = Integer()
     open = Boolean(metadata={"description": "Open for someone to join with the join code."})
     bot = BotLevel(
         allow_none=True,
         metadata={"description": "The computer player's level, or null for a person."},
     )
-    token = fields.String(
+    token = String(
+        "This seat's secret bearer token, shown only in this response: "
+        "send it as `Authorization: Bearer <token>`. Null for a computer player and "
+        "an open seat.",
         allow_none=True,
-        metadata={
-            "description": "This seat's secret bearer token, shown only in this response: "
-            "send it as `Authorization: Bearer <token>`. Null for a computer player and "
-            "an open seat."
-        },
     )
     player_id = PlayerId(
         "The platform's id of this seat's player (null: none); only when a service key "
@@ -213,9 +212,8 @@ METADATA_FILTER = "metadata."
 
 
 class GameListQuerySchema(StrictSchema):
-    status = fields.String(
-        validate=validate.OneOf([s.value for s in Status]),
-        metadata={"description": "Only the games with this status now."},
+    status = String(
+        "Only the games with this status now.", validate=validate.OneOf([s.value for s in Status])
     )
     player_id = PlayerId("Only the games with a seat of this player id.")
     variant = VariantName(metadata={"description": "Only the games of this variant."})
@@ -232,12 +230,10 @@ class GameListQuerySchema(StrictSchema):
         validate=validate.Range(1, MAX_PAGE),
         metadata={"description": f"The most games on the page (1 to {MAX_PAGE}; 20 by default)."},
     )
-    cursor = fields.String(
+    cursor = String(
+        "Where the page starts: the `cursor` of the `next` link of the page "
+        "before (opaque). Left out: the newest games.",
         validate=validate.Length(1, 200),
-        metadata={
-            "description": "Where the page starts: the `cursor` of the `next` link of the page "
-            "before (opaque). Left out: the newest games."
-        },
     )
     metadata = fields.Dict(
         keys=fields.String(validate=METADATA_KEY),
@@ -263,7 +259,7 @@ class GameListQuerySchema(StrictSchema):
 
 class ListedSeatSchema(ResponseSchema):
     seat = Integer()
-    name = fields.String(allow_none=True, metadata={"description": "Null while the seat is open."})
+    name = String("Null while the seat is open.", allow_none=True)
     bot = BotLevel(allow_none=True, metadata={"description": "A computer player's level, or null."})
     player_id = PlayerId("The platform's id of the seat's player (null: none).", allow_none=True)
 
@@ -273,15 +269,9 @@ class GameSummarySchema(ResponseSchema):
 
     id = fields.String()
     version = Integer()
-    status = fields.String(
-        validate=validate.OneOf([s.value for s in Status]),
-        metadata={"description": "As in the game's view."},
-    )
+    status = String("As in the game's view.", validate=validate.OneOf([s.value for s in Status]))
     variant = VariantName()
-    created_at = fields.String(
-        allow_none=True,
-        metadata={"description": "When the game was created (RFC 3339, UTC)."},
-    )
+    created_at = String("When the game was created (RFC 3339, UTC).", allow_none=True)
     seats = fields.List(fields.Nested(ListedSeatSchema))
     scores = fields.List(
         Integer(), metadata={"description": "Each team's match score, by team number."}
@@ -289,21 +279,19 @@ class GameSummarySchema(ResponseSchema):
     winner = Integer(
         allow_none=True, metadata={"description": "The winning team, once the match is over."}
     )
-    abort_reason = fields.String(allow_none=True, metadata={"description": "Why it was aborted."})
+    abort_reason = String("Why it was aborted.", allow_none=True)
     metadata = Metadata(values=fields.String())  # as stored
 
 
 class GameListSchema(ResponseSchema):
     games = fields.List(fields.Nested(GameSummarySchema), metadata={"description": "Newest first."})
-    next = fields.String(
+    next = String(
+        "The next page's URL (relative, like `Location`; also in the "
+        "`Link` header), or null after the last page. A page may hold fewer games than "
+        "`limit` (a listing reads a bounded number of games a request): follow `next` "
+        "until it is null. Games created while you page sort before your first page "
+        "and never shift the pages after it.",
         allow_none=True,
-        metadata={
-            "description": "The next page's URL (relative, like `Location`; also in the "
-            "`Link` header), or null after the last page. A page may hold fewer games than "
-            "`limit` (a listing reads a bounded number of games a request): follow `next` "
-            "until it is null. Games created while you page sort before your first page "
-            "and never shift the pages after it."
-        },
     )
 
 
@@ -342,9 +330,7 @@ class BulkCreatedGameSchema(ResponseSchema):
     id = fields.String()
     version = Integer()
     seats = fields.List(fields.Nested(CreatedSeatSchema))
-    start_at = fields.String(
-        allow_none=True, metadata={"description": "When the match starts; null: now."}
-    )
+    start_at = String("When the match starts; null: now.", allow_none=True)
 
 
 class BulkCreatedSchema(ResponseSchema):

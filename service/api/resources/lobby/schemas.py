@@ -5,25 +5,21 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from ...fields import Integer, Name, StrictSchema
+from ...fields import Integer, Name, StrictSchema, String
 from ...game_views.schemas import GameViewSchema
 from ...responses import ResponseSchema
 
 
 class InvitationQuerySchema(StrictSchema):
-    code = fields.String(
-        required=True,
-        validate=validate.Length(min=1, max=64),
-        metadata={"description": "The game's join code."},
-    )
+    code = String("The game's join code.", required=True, validate=validate.Length(min=1, max=64))
 
 
 class JoinRequestSchema(StrictSchema):
     name = Name("Your display name (1-40 characters).", required=True)
-    code = fields.String(
+    code = String(
+        "The game's join code, from whoever created it.",
         required=True,
         validate=validate.Length(min=1, max=64),
-        metadata={"description": "The game's join code, from whoever created it."},
     )
     seat = Integer(
         validate=validate.Range(0, 5),
@@ -32,16 +28,14 @@ class JoinRequestSchema(StrictSchema):
 
 
 class JoinedSchema(ResponseSchema):
-    id = fields.String(metadata={"description": "The game id."})
+    id = String("The game id.")
     seat = Integer(metadata={"description": "Your seat."})
     name = fields.String()
     team = Integer()
-    token = fields.String(
-        metadata={
-            "description": "Your seat's secret bearer token, shown only in this response "
-            "(and its replays with the same Idempotency-Key): send it as "
-            "`Authorization: Bearer <token>`."
-        }
+    token = String(
+        "Your seat's secret bearer token, shown only in this response "
+        "(and its replays with the same Idempotency-Key): send it as "
+        "`Authorization: Bearer <token>`."
     )
     state = fields.Nested(
         GameViewSchema,
@@ -53,15 +47,13 @@ class JoinedSchema(ResponseSchema):
 
 
 class RematchSchema(ResponseSchema):
-    id = fields.String(metadata={"description": "The rematch's game id."})
+    id = String("The rematch's game id.")
     seat = Integer(metadata={"description": "Your seat there: the same as in this match."})
-    token = fields.String(
+    token = String(
+        "Your seat's token for the rematch. Every seat of the finished "
+        "match gets its own by asking here with its token for that match; asking again "
+        "gives the same one. Null for a seat that had no token (an imported game's: "
+        "its service key acts for it with `X-Seat`).",
         allow_none=True,
-        metadata={
-            "description": "Your seat's token for the rematch. Every seat of the finished "
-            "match gets its own by asking here with its token for that match; asking again "
-            "gives the same one. Null for a seat that had no token (an imported game's: "
-            "its service key acts for it with `X-Seat`)."
-        },
     )
     state = fields.Nested(GameViewSchema, metadata={"description": "Your view of the rematch."})
