@@ -27,7 +27,7 @@ slow connection costs a file descriptor and its bytes, never a thread. Its deadl
   event loop resets the connection (SO_LINGER 0, then shut): the thread's next write, or
   the one it is blocked in, fails, and the thread is free. Event streams
   (``text/event-stream``) are long by design, with rules of their own
-  (service/api/resources/games/stream.py): never cut.
+  (service/api/resources/events/stream.py): never cut.
 
 Closing. gthread closes a connection it will not keep alive as RFC 9112 section 9.6 says
 (gunicorn's close_graceful: its side shut, what the client still sends read until the

@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 from marshmallow import fields
 
 from service.api import examples
-from service.api.resources.games.schemas import GameViewSchema
+from service.api.game_views.schemas import GameViewSchema
 from service.api.responses import ResponseSchema
 from service.engine import VARIANTS, Match
 from service.play import records

@@ -17,9 +17,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api import examples
+from service.api.game_views.events import EVENT_SCHEMAS
 from service.api.openapi import ContractPlugin
 from service.api.problems import ProblemType
-from service.api.resources.games.schemas import EVENT_SCHEMAS
 from service.bots import BOT_LEVELS
 from service.engine import DECK, VARIANTS, EventKind, Match, Rules, Status, event_view
 from service.engine.match import Event

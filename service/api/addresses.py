@@ -3,7 +3,7 @@ widened to its network prefix (``ADDRESS_PREFIX_V4``, default /32: the address i
 ``ADDRESS_PREFIX_V6``, default /64: one IPv6 subscriber is usually given a whole /64, and
 each of its 2**64 addresses would otherwise count apart). Every per-address limit keys on
 :func:`client_key`: the rate limits and quotas (service/api/ratelimit.py) and the streams
-open at once (service/api/resources/games/stream.py)."""
+open at once (service/api/resources/events/stream.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import ipaddress
 
 from flask import request
 
+from ..config import Settings
 from .settings import settings
 
 
@@ -47,14 +48,12 @@ def network_of(address: str, prefix_v4: int, prefix_v6: int) -> str:
     return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
 
 
-#: The widest prefix each family allows.
-_BITS = {"ADDRESS_PREFIX_V4": 32, "ADDRESS_PREFIX_V6": 128}
-
-
-def check_settings(config: dict[str, object]) -> None:
+def check_settings(config: Settings) -> None:
     """Refuse to start with a prefix its family cannot have (else every request would
-    fail to be counted)."""
-    for setting, bits in _BITS.items():
-        value = config[setting]
+    fail to be counted): a test's settings are taken as given."""
+    for setting, value, bits in (
+        ("ADDRESS_PREFIX_V4", config.address_prefix_v4, 32),
+        ("ADDRESS_PREFIX_V6", config.address_prefix_v6, 128),
+    ):
         if not isinstance(value, int) or not 0 <= value <= bits:
             raise RuntimeError(f"{setting} must be a prefix length from 0 to {bits}, not {value!r}")

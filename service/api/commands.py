@@ -18,6 +18,7 @@ from ..play.commands.runner import AnswerOf
 from ..play.game import Game
 from . import headers, ratelimit, seats
 from .context import bot_only_max_target, bot_settings, server_secret, store
+from .game_views.answers import join_answer
 from .observability import count_step
 from .problems import Problem, ProblemType, etag
 from .service_keys import requesting_key, require_key
@@ -97,19 +98,13 @@ def context() -> Context:
         after_commit=lambda step: background.after_commit(step, queue, games, counted=count_step),
         ttl_seconds=config.game_ttl_seconds,
         queue=queue,
-        join_answer=_join_answer,
+        join_answer=join_answer,
         webhooks=WebhookRules(
             allow_hosts=config.webhook_allow_hosts,
             max_endpoints=config.webhook_max_endpoints,
             max_pending=config.webhook_max_pending,
         ),
     )
-
-
-def _join_answer(game_id: str, code: str) -> dict[str, Any]:
-    from .resources.games.answers import join_answer
-
-    return join_answer(game_id, code)
 
 
 def execute(name: str, game_id: str | None, data: Any, answer: AnswerOf) -> Reply:

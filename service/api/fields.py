@@ -1,7 +1,8 @@
 """The fields every resource's schemas are made of: cards, strict integers and booleans,
 text held to the rules of service/play/text.py (display names, abort reasons, metadata
-values), the variant and its rule options. Every field is documented, because
-the OpenAPI contract in ``openapi/openapi.json`` is generated from the schemas.
+values), the variant and its rule options, a seat's player id and a game's metadata.
+Every field is documented, because the OpenAPI contract in ``openapi/openapi.json`` is
+generated from the schemas.
 
 A set of values the API uses in many places (the cards, the bot levels, the variants) is
 an :class:`Enumeration`: the spec describes it once, as a named schema in its components,
@@ -168,6 +169,16 @@ def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
     return StrictBoolean(**kwargs)
 
 
+def String(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string field, which the spec describes with ``description``."""
+    return fields.String(metadata={"description": description}, **kwargs)
+
+
+def Float(description: str, **kwargs: Any) -> fields.Float:  # noqa: N802
+    """A number field, which the spec describes with ``description``."""
+    return fields.Float(metadata={"description": description}, **kwargs)
+
+
 class Text(fields.String):
     """A string held to a kind of text's rules (service/play/text.py): refused with the
     rule it breaks, in time linear in at most the kind's bound, however long the value;
@@ -323,3 +334,62 @@ def check_no_repeats(groups: dict[str, list[list[str]]]) -> None:
                     where = "twice" if seen[code] == field else f"in both {seen[code]} and {field}"
                     raise ma.ValidationError(f"{code} appears {where}.", field_name=field)
                 seen[code] = field
+
+
+# -- who plays, and the platform's data about a game ---------------------------------------
+
+
+def Name(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A person's display name (its rules: service/play/text.py)."""
+    return DisplayName(metadata={"description": description}, **kwargs)
+
+
+#: A platform's player id: printable ASCII, no spaces (a UUID, a number, "user:42").
+MAX_PLAYER_ID = 64
+PLAYER_ID = validate.Regexp(
+    r"^[\x21-\x7e]{1,64}$",
+    error=f"1 to {MAX_PLAYER_ID} printable ASCII characters, no spaces.",
+)
+#: A game's metadata: at most this many entries, of at most this many bytes in all (keys
+#: and values, UTF-8); keys of letters, digits and _ . - (they are listing filters:
+#: `metadata.<key>=<value>`).
+MAX_METADATA_ENTRIES = 16
+MAX_METADATA_BYTES = 1024
+METADATA_KEY = validate.Regexp(
+    r"^[A-Za-z0-9_.-]{1,40}$", error="1 to 40 letters, digits, _ . or -."
+)
+
+
+def PlayerId(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A seat's player id, the platform's own."""
+    return fields.String(
+        validate=PLAYER_ID, metadata={"description": description, "example": "user-8812"}, **kwargs
+    )
+
+
+def check_metadata(value: dict[str, str]) -> None:
+    """Metadata within its bounds (entries, bytes)."""
+    if len(value) > MAX_METADATA_ENTRIES:
+        raise ma.ValidationError(f"At most {MAX_METADATA_ENTRIES} entries.")
+    size = sum(len(k.encode()) + len(v.encode("utf-8", "surrogatepass")) for k, v in value.items())
+    if size > MAX_METADATA_BYTES:
+        raise ma.ValidationError(
+            f"At most {MAX_METADATA_BYTES} bytes of keys and values in all (UTF-8); these "
+            f"are {size}."
+        )
+
+
+def Metadata(values: fields.Field | None = None, **kwargs: Any) -> fields.Dict:  # noqa: N802
+    """A game's metadata: its values checked (:func:`MetadataValue`), or ``values``."""
+    return fields.Dict(
+        keys=fields.String(validate=METADATA_KEY),
+        values=values or MetadataValue(),
+        metadata={
+            "description": f"The platform's own data about the game, as text: at most "
+            f"{MAX_METADATA_ENTRIES} entries of {MAX_METADATA_BYTES} bytes in all, keys of "
+            "letters, digits and `_ . -`. Shown to everyone who sees the game; a key lists "
+            "its games by it (`metadata.<key>=<value>`).",
+            "example": {"tournament": "spring-cup", "round": "3"},
+        },
+        **kwargs,
+    )

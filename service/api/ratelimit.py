@@ -57,6 +57,7 @@ from .bearer import parse_bearer
 from .context import store
 from .problems import Problem, rate_limited
 from .service_keys import requesting_key
+from .settings import of as settings_of
 from .settings import settings
 
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
@@ -109,7 +110,7 @@ QUOTAS = {
     )
 }
 #: Every setting that holds a limit (0 turns it off); then streams open at once
-#: (service/api/resources/games/stream.py), and the cost budget.
+#: (service/api/resources/events/stream.py), and the cost budget.
 LIMIT_SETTINGS = tuple(
     setting
     for quota in QUOTAS.values()
@@ -132,7 +133,7 @@ def install(app: Flask, policy_of: Callable[[], Policy | None]) -> None:
     """Count every request against ``requests``, and a request of an operation that
     changes nothing against its policy's quotas and cost (``policy_of`` finds it: a
     command counts its own, service/play/commands/runner.py)."""
-    check_settings(app.config)
+    check_settings(settings_of(app))
     proxies = int(app.config.get("TRUSTED_PROXIES", 0))
     if proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]

@@ -49,38 +49,54 @@ def field_dumper(field: fields.Field) -> Dumper | None:
     if kind is not None:
         return lambda value: value if value is None or type(value) is kind else kind(value)
     if isinstance(field, TaggedUnion):
-        members = {tag: schema_dumper(schema) for tag, schema in field.members.items()}
-        key = field.key
-        return lambda value: None if value is None else members[value[key]](value)
+        return _union_dumper(field)
     if isinstance(field, fields.Nested):
-        nested = schema_dumper(field.schema)
-        if field.many:
-            return lambda value: None if value is None else [nested(v) for v in value]
-        return lambda value: None if value is None else nested(value)
+        return _nested_dumper(field)
     if isinstance(field, fields.List):
-        item = _scalar(field.inner)
-        if item is not None:  # (a list of cards: the conversion inline, no call an item)
-            return lambda value: (
-                None
-                if value is None
-                else [v if v is None or type(v) is item else item(v) for v in value]
-            )
-        inner = field_dumper(field.inner)
-        if inner is None:
-            return lambda value: None if value is None else list(value)
-        return lambda value: None if value is None else [inner(v) for v in value]
+        return _list_dumper(field)
     if isinstance(field, fields.Dict):
-        if field.key_field is not None and not isinstance(field.key_field, fields.String):
-            raise TypeError(f"{field!r}: only string keys are planned")
-        values = field_dumper(field.value_field) if field.value_field is not None else None
-        return lambda value: (
-            None
-            if value is None
-            else {str(k): v if values is None else values(v) for k, v in value.items()}
-        )
+        return _dict_dumper(field)
     if type(field) in (fields.Raw, fields.Field):
         return None
     raise TypeError(f"{field!r}: no dump plan for this field type")
+
+
+def _union_dumper(field: TaggedUnion) -> Dumper:
+    members = {tag: schema_dumper(schema) for tag, schema in field.members.items()}
+    key = field.key
+    return lambda value: None if value is None else members[value[key]](value)
+
+
+def _nested_dumper(field: fields.Nested) -> Dumper:
+    nested = schema_dumper(field.schema)
+    if field.many:
+        return lambda value: None if value is None else [nested(v) for v in value]
+    return lambda value: None if value is None else nested(value)
+
+
+def _list_dumper(field: fields.List) -> Dumper:
+    item = _scalar(field.inner)
+    if item is not None:  # (a list of cards: the conversion inline, no call an item)
+        return lambda value: (
+            None
+            if value is None
+            else [v if v is None or type(v) is item else item(v) for v in value]
+        )
+    inner = field_dumper(field.inner)
+    if inner is None:
+        return lambda value: None if value is None else list(value)
+    return lambda value: None if value is None else [inner(v) for v in value]
+
+
+def _dict_dumper(field: fields.Dict) -> Dumper:
+    if field.key_field is not None and not isinstance(field.key_field, fields.String):
+        raise TypeError(f"{field!r}: only string keys are planned")
+    values = field_dumper(field.value_field) if field.value_field is not None else None
+    return lambda value: (
+        None
+        if value is None
+        else {str(k): v if values is None else values(v) for k, v in value.items()}
+    )
 
 
 def schema_dumper(schema: ma.Schema) -> Dumper:

@@ -45,16 +45,18 @@ _X_SEAT_DOC = (
     "For a service key, on a game it created: the seat (from 0) to act for, as that "
     "seat's token would. Required with a key; not with a seat's token."
 )
+#: The seats a service key may name (as the spec has always said).
+FIRST_SEAT, LAST_SEAT = 0, 3
 
 
-def _seat_parameter(where: str, name: str, description: str) -> dict[str, object]:
-    """An OpenAPI parameter that names a seat (from 0 to 3), optional in the spec."""
+def _seat_parameter(location: str, name: str, description: str) -> dict[str, object]:
+    """An OpenAPI parameter naming a seat."""
     return {
-        "in": where,
+        "in": location,
         "name": name,
         "required": False,
         "description": description,
-        "schema": {"type": "integer", "minimum": 0, "maximum": 3},
+        "schema": {"type": "integer", "minimum": FIRST_SEAT, "maximum": LAST_SEAT},
     }
 
 
@@ -66,7 +68,9 @@ def AsSeat() -> fields.Integer:  # noqa: N802
     """``as_seat`` in an operation's query schema (:func:`seat_of` reads it; a strict
     schema would refuse it otherwise)."""
     return fields.Integer(
-        validate=validate.Range(0, 3), data_key=AS_SEAT_NAME, metadata={"description": _AS_SEAT_DOC}
+        validate=validate.Range(FIRST_SEAT, LAST_SEAT),
+        data_key=AS_SEAT_NAME,
+        metadata={"description": _AS_SEAT_DOC},
     )
 
 

@@ -76,7 +76,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, str | None, str], ...]], ...] = (
     (
         "the answer (built, dumped, JSON)",
         (
-            ("service.api.resources.games.answers", None, "moved"),
+            ("service.api.resources.play.answers", None, "moved"),
             ("service.api.resources.games.answers", None, "created"),
             ("service.api.responses", "ResponseSchema", "dump"),
             ("flask_smorest.response", None, "jsonify"),

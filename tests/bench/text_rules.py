@@ -32,8 +32,8 @@ from service.api.resources.games.schemas import (
     AbortRequestSchema,
     BulkCreateSchema,
     CreateGameSchema,
-    JoinRequestSchema,
 )
+from service.api.resources.lobby.schemas import JoinRequestSchema
 from service.api.resources.records.schemas import ImportSeatSchema
 from service.config import SETTINGS
 from service.play.text import ABORT_REASON, DISPLAY_NAME, METADATA_VALUE, TextKind

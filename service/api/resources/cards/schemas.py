@@ -5,33 +5,27 @@ from __future__ import annotations
 from marshmallow import fields, validate
 
 from ...card_names import CATEGORY_NAMES, FACES, LANGUAGES
-from ...fields import Card, Integer, StrictSchema, VariantName
+from ...fields import Card, Integer, StrictSchema, String, VariantName
 from ...responses import ResponseSchema
 
 
 class CatalogueQuerySchema(StrictSchema):
-    lang = fields.String(
+    lang = String(
+        "The language: `it`, `en`, `pt` or `es` (default: the best "
+        "match of `Accept-Language`, else `en`).",
         validate=validate.OneOf(LANGUAGES),
-        metadata={
-            "description": "The language: `it`, `en`, `pt` or `es` (default: the best "
-            "match of `Accept-Language`, else `en`)."
-        },
     )
-    faces = fields.String(
+    faces = String(
+        "The pack the names are for: `italian` (denari, coppe, spade, "
+        "bastoni; fante, cavallo, re) or `french` (diamonds, hearts, spades, clubs; "
+        "jack, queen, king), docs/rules.md R1.4.",
         load_default="italian",
         validate=validate.OneOf(FACES),
-        metadata={
-            "description": "The pack the names are for: `italian` (denari, coppe, spade, "
-            "bastoni; fante, cavallo, re) or `french` (diamonds, hearts, spades, clubs; "
-            "jack, queen, king), docs/rules.md R1.4."
-        },
     )
 
 
 class SuitNameSchema(ResponseSchema):
-    suit = fields.String(
-        validate=validate.OneOf(list("DCSB")), metadata={"description": "The suit letter."}
-    )
+    suit = String("The suit letter.", validate=validate.OneOf(list("DCSB")))
     name = fields.String()
 
 
@@ -42,7 +36,7 @@ class ValueNameSchema(ResponseSchema):
 
 class CardNameSchema(ResponseSchema):
     card = Card()
-    name = fields.String(metadata={"description": "Also the card's accessible name."})
+    name = String("Also the card's accessible name.")
 
 
 class VariantTitleSchema(ResponseSchema):
@@ -51,11 +45,9 @@ class VariantTitleSchema(ResponseSchema):
 
 
 class CategoryNameSchema(ResponseSchema):
-    category = fields.String(
+    category = String(
+        "A key of a hand score's `points` (docs/rules.md R7, R9), or `total`.",
         validate=validate.OneOf(list(CATEGORY_NAMES["en"])),
-        metadata={
-            "description": "A key of a hand score's `points` (docs/rules.md R7, R9), or `total`."
-        },
     )
     name = fields.String()
 

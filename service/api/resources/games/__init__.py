@@ -1,6 +1,6 @@
-"""/v1/games: create a match, read it, play it, read its hands and its log."""
+"""/v1/games: create a match (one, or a round), read it, delete it, abort it, list a
+service key's games."""
 
-from . import bulk, listing, stream  # noqa: F401 - their routes, on blp
 from .routes import blp
 
 __all__ = ["blp"]

@@ -19,17 +19,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 from flask import request
-from flask.views import MethodView
-from marshmallow import RAISE
 
 from ....play import Game, keys
 from ....play.listing import Position
 from ...context import store
-from ...problems import STORE_ERRORS, Problem, ProblemType
-from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
+from ...problems import Problem, ProblemType
+from ...service_keys import require_key
 from . import answers
-from .routes import blp
-from .schemas import GameListQuerySchema, GameListSchema
 
 #: The most index entries one request reads (its cost is bounded whatever the filters).
 MAX_SCANNED = 1000
@@ -40,48 +36,19 @@ BATCH = 100
 PRUNE_AFTER_MS = 60_000
 
 
-@blp.route("")
-class GameListing(MethodView):
-    @blp.arguments(GameListQuerySchema, location="query", as_kwargs=True, unknown=RAISE)
-    @blp.response(
-        200,
-        GameListSchema,
-        headers={
-            "Link": {
-                "description": 'The next page, as `<url>; rel="next"` (absent on the last).',
-                "schema": {"type": "string"},
-            }
-        },
-    )
-    @blp.documents(
-        "listGames",
-        {
-            **NOT_A_KEY,
-            422: "A filter is not valid (a status or variant that does not exist, a time "
-            "that is not RFC 3339 with its offset, `limit` out of 1 to 100), or the cursor "
-            "is not one a listing gave.",
-            **STORE_ERRORS,
-        },
-        security=KEY_AUTH,
-    )
-    def get(self, **query: Any) -> Any:
-        """List your games
-
-        For a service key: the games it created, newest first, a page at a time
-        (`next`), filtered by status, player id, variant, creation time and metadata.
-        A game is listed as long as it is kept (`GAME_TTL_SECONDS` after its last
-        change), until it is deleted."""
-        owner = require_key()
-        player = query.get("player_id")
-        key = keys.listing(owner, player)
-        start = _cursor(query["cursor"]) if "cursor" in query else None
-        found, last, more = _scan(key, query, start)
-        body: dict[str, Any] = {"games": [answers.summary_of(game) for game in found], "next": None}
-        headers = {}
-        if more and last is not None:
-            body["next"] = _next_url(query, last)
-            headers["Link"] = f'<{body["next"]}>; rel="next"'
-        return body, 200, headers
+def page(query: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The page ``query`` asks for of the requesting key's games, and its headers (the
+    next page's ``Link``)."""
+    owner = require_key()
+    key = keys.listing(owner, query.get("player_id"))
+    start = _cursor(query["cursor"]) if "cursor" in query else None
+    found, last, more = _scan(key, query, start)
+    body: dict[str, Any] = {"games": [answers.summary_of(game) for game in found], "next": None}
+    headers = {}
+    if more and last is not None:
+        body["next"] = _next_url(query, last)
+        headers["Link"] = f'<{body["next"]}>; rel="next"'
+    return body, headers
 
 
 def _scan(

@@ -17,6 +17,7 @@ from ....engine.moves import Declaration
 from ....engine.views import knowledge_of, position_knowledge
 from ...blueprint import Blueprint
 from ...context import bot_settings, store
+from ...game_views import NOT_FOUND
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...schemas import ListedMovesQuerySchema, declarations_view
 from ...seats import AS_SEAT, BAD_TOKEN, SEAT_AUTH, SEAT_NAMED, seat_required
@@ -54,7 +55,7 @@ class GameHint(MethodView):
         {
             **BAD_TOKEN,
             **SEAT_NAMED,
-            404: "No game has this id (it never existed, or it expired).",
+            **NOT_FOUND,
             409: "It is not your turn, or the match is over.",
             **STORE_ERRORS,
         },
@@ -78,7 +79,7 @@ class GameAnalysis(MethodView):
         "getGameAnalysis",
         {
             **BAD_TOKEN,
-            404: "No game has this id (it never existed, or it expired).",
+            **NOT_FOUND,
             409: "It is not your turn, or the match is over.",
             422: "`limit` is out of its range."
             " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",

@@ -10,10 +10,12 @@ from marshmallow import fields, validate
 from ....engine import DECK, get_variant
 from ...fields import (
     Cards,
+    Float,
     Integer,
     KeptMatta,
     RulesField,
     StrictSchema,
+    String,
     Variant,
     check_kept_matta,
     check_no_repeats,
@@ -36,13 +38,11 @@ class HintSchema(ResponseSchema):
         },
     )
     move = fields.Nested(LegalMoveSchema, metadata={"description": "The move to play."})
-    value = fields.Float(
+    value = Float(
+        "The expected point margin of the hand for your side (your "
+        "side's hand points minus the best other side's) if you play this move, as "
+        "the expert's search estimates it; null when there was only one legal move.",
         allow_none=True,
-        metadata={
-            "description": "The expected point margin of the hand for your side (your "
-            "side's hand points minus the best other side's) if you play this move, as "
-            "the expert's search estimates it; null when there was only one legal move."
-        },
     )
 
 
@@ -220,20 +220,16 @@ class MoveAnalysisSchema(ResponseSchema):
     evaluated = fields.Boolean(
         metadata={"description": "The move was evaluated (else every estimate is null)."}
     )
-    value = fields.Float(
+    value = Float(
+        "The expected point margin of the hand for your side (your "
+        "side's hand points minus the best other side's) if you play this move: the "
+        "mean over the sampled worlds, or the exact minimax margin.",
         allow_none=True,
-        metadata={
-            "description": "The expected point margin of the hand for your side (your "
-            "side's hand points minus the best other side's) if you play this move: the "
-            "mean over the sampled worlds, or the exact minimax margin."
-        },
     )
-    std_error = fields.Float(
+    std_error = Float(
+        "The standard error of `value` (0 when exact; null when the "
+        "move was played in a single world).",
         allow_none=True,
-        metadata={
-            "description": "The standard error of `value` (0 when exact; null when the "
-            "move was played in a single world)."
-        },
     )
     interval = fields.List(
         fields.Float(),
@@ -244,17 +240,12 @@ class MoveAnalysisSchema(ResponseSchema):
             "high]: `value` plus or minus 1.96 standard errors."
         },
     )
-    gap = fields.Float(
+    gap = Float("The first move's `value` minus this one's (0 for the first).", allow_none=True)
+    gap_std_error = Float(
+        "The standard error of `gap`, world by world: every move is "
+        "played in the same worlds, so a gap is much surer than the values it is the "
+        "difference of (0 when exact; null with a single world).",
         allow_none=True,
-        metadata={"description": "The first move's `value` minus this one's (0 for the first)."},
-    )
-    gap_std_error = fields.Float(
-        allow_none=True,
-        metadata={
-            "description": "The standard error of `gap`, world by world: every move is "
-            "played in the same worlds, so a gap is much surer than the values it is the "
-            "difference of (0 when exact; null with a single world)."
-        },
     )
     worlds = Integer(metadata={"description": "The worlds this move was played in."})
     points = fields.Nested(
@@ -277,14 +268,12 @@ class MoveAnalysesSchema(ResponseSchema):
     """Every legal move of the seat to play, with the expert's estimate, best first."""
 
     seat = Integer(metadata={"description": "The seat the analysis is for."})
-    method = fields.String(
+    method = String(
+        "`sampled`: cards are hidden from you, and every move was "
+        "played in the same random deals of them, each hand finished by the greedy "
+        "policy; `exact`: nothing is hidden any more, and every move has its minimax "
+        "value, its points those of the principal line's end.",
         validate=validate.OneOf(["sampled", "exact"]),
-        metadata={
-            "description": "`sampled`: cards are hidden from you, and every move was "
-            "played in the same random deals of them, each hand finished by the greedy "
-            "policy; `exact`: nothing is hidden any more, and every move has its minimax "
-            "value, its points those of the principal line's end."
-        },
     )
     legal = Integer(
         metadata={

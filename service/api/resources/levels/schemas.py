@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
-from ...fields import BotLevel
+from ...fields import BotLevel, Float, String
 from ...responses import ResponseSchema
 
 
@@ -16,14 +16,12 @@ class BotLevelInfoSchema(ResponseSchema):
             "enum": ["beginner", "easy", "medium", "hard"],
         }
     )
-    description = fields.String(metadata={"description": "How it plays."})
-    thinking_ms = fields.Float(
-        metadata={
-            "description": "Its thinking budget a move on this service, in ms of CPU "
-            "(0: it does not search), set by the service's `EXPERT_BUDGET_MS`: the most it "
-            "spends, counted in simulated moves so that a seed gives the same move; the "
-            "compiled engine spends a third to 60% of it, by game."
-        }
+    description = String("How it plays.")
+    thinking_ms = Float(
+        "Its thinking budget a move on this service, in ms of CPU "
+        "(0: it does not search), set by the service's `EXPERT_BUDGET_MS`: the most it "
+        "spends, counted in simulated moves so that a seed gives the same move; the "
+        "compiled engine spends a third to 60% of it, by game."
     )
     rating = fields.Integer(
         metadata={
@@ -37,4 +35,4 @@ class LevelListSchema(ResponseSchema):
     levels = fields.List(
         fields.Nested(BotLevelInfoSchema), metadata={"description": "Weakest first."}
     )
-    ratings = fields.String(metadata={"description": "How the ratings were measured."})
+    ratings = String("How the ratings were measured.")

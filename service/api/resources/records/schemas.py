@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, fields, validate
 
-from ...fields import BotLevel, StrictSchema, VariantName
+from ...fields import (
+    BotLevel,
+    Metadata,
+    Name,
+    PlayerId,
+    StrictSchema,
+    String,
+    VariantName,
+    check_metadata,
+)
 from ...responses import ResponseSchema
-from ..games.schemas import Metadata, Name, PlayerId, check_metadata
 
 #: The most games one export streams (go on with `until`).
 MAX_EXPORTED = 1000
@@ -14,11 +22,9 @@ MAX_EXPORTED = 1000
 
 class RecordSeatSchema(ResponseSchema):
     seat = fields.Integer(metadata={"description": "The seat's number, from 0."})
-    name = fields.String(metadata={"description": "Its name."})
+    name = String("Its name.")
     team = fields.Integer(metadata={"description": "Its side (docs/rules.md R2)."})
-    player_id = fields.String(
-        allow_none=True, metadata={"description": "The platform's id of its player, or null."}
-    )
+    player_id = String("The platform's id of its player, or null.", allow_none=True)
     bot = BotLevel(
         allow_none=True, metadata={"description": "Its computer player's level; null: a person."}
     )
@@ -29,24 +35,20 @@ class ResultSchema(ResponseSchema):
         allow_none=True, metadata={"description": "The winning side; null when aborted."}
     )
     scores = fields.List(fields.Integer(), metadata={"description": "Each side's total."})
-    reason = fields.String(
+    reason = String(
+        "Why it ended: `target` (docs/rules.md R8), the variant's outright "
+        "win (`napoleone`, Cirulla's `cappotto`), or an abort's reason.",
         allow_none=True,
-        metadata={
-            "description": "Why it ended: `target` (docs/rules.md R8), the variant's outright "
-            "win (`napoleone`, Cirulla's `cappotto`), or an abort's reason."
-        },
     )
 
 
 class RecordSchema(ResponseSchema):
-    id = fields.String(metadata={"description": "The game's id."})
+    id = String("The game's id.")
     variant = VariantName(metadata={"description": "The variant."})
     target = fields.Integer(metadata={"description": "The points to win."})
     rules = fields.Dict(metadata={"description": "The rules options, as at creation."})
-    created_at = fields.String(
-        allow_none=True, metadata={"description": "When the game was created (RFC 3339)."}
-    )
-    status = fields.String(metadata={"description": "`finished` or `aborted`."})
+    created_at = String("When the game was created (RFC 3339).", allow_none=True)
+    status = String("`finished` or `aborted`.")
     metadata = fields.Dict(
         keys=fields.String(), values=fields.String(), metadata={"description": "The game's."}
     )
@@ -94,12 +96,9 @@ class ImportSchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    id = fields.String(
-        metadata={"description": "The exported game's id: read, not kept (a new id is given)."}
-    )
-    status = fields.String(
-        validate=validate.Equal("finished"),
-        metadata={"description": "`finished`: only a finished match is imported."},
+    id = String("The exported game's id: read, not kept (a new id is given).")
+    status = String(
+        "`finished`: only a finished match is imported.", validate=validate.Equal("finished")
     )
     variant = VariantName(required=True)
     target = fields.Integer(required=True, strict=True)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from marshmallow import fields
 
-from ...fields import VariantName
+from ...fields import String, VariantName
 from ...responses import ResponseSchema
 
 
 class OptionSchema(ResponseSchema):
     optional = frozenset({"choices", "minimum", "maximum"})
 
-    name = fields.String(metadata={"description": "The key to use in `rules`."})
+    name = String("The key to use in `rules`.")
     type = fields.String(
         metadata={
             "description": "`boolean`, `string` or `integer`.",
@@ -32,7 +32,7 @@ class VariantInfoSchema(ResponseSchema):
 
     name = VariantName(metadata={"description": "The `variant` value of `POST /v1/games`."})
     title = fields.String()
-    description = fields.String(metadata={"description": "A paragraph on how it is played."})
+    description = String("A paragraph on how it is played.")
     players = fields.List(fields.Integer(), metadata={"description": "Player counts allowed."})
     default_target = fields.Integer()
     min_target = fields.Integer()
@@ -40,7 +40,7 @@ class VariantInfoSchema(ResponseSchema):
     options = fields.List(
         fields.Nested(OptionSchema), metadata={"description": "Its rule options."}
     )
-    deal = fields.String(metadata={"description": "How a `deck` given at creation is dealt."})
+    deal = String("How a `deck` given at creation is dealt.")
 
 
 class VariantListSchema(ResponseSchema):

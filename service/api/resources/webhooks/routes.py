@@ -81,6 +81,14 @@ def _endpoint(owner: str, endpoint_id: str) -> Endpoint:
     return endpoint
 
 
+#: What an operation on one delivery may answer.
+DELIVERY_ERRORS = {
+    **NOT_A_KEY,
+    404: "The key has no endpoint with this id, or it has no delivery with this id.",
+    **STORE_ERRORS,
+}
+
+
 @blp.route("")
 class Webhooks(MethodView):
     @blp.arguments(WebhookRequestSchema)
@@ -182,11 +190,7 @@ class DeliveryItem(MethodView):
     @blp.response(200, DeliverySchema)
     @blp.documents(
         "getWebhookDelivery",
-        {
-            **NOT_A_KEY,
-            404: "The key has no endpoint with this id, or it has no delivery with this id.",
-            **STORE_ERRORS,
-        },
+        DELIVERY_ERRORS,
         security=KEY_AUTH,
     )
     def get(self, endpoint_id: str, message_id: str) -> Any:
@@ -201,11 +205,7 @@ class DeliveryRetry(MethodView):
     @blp.response(202, DeliverySchema)
     @blp.documents(
         "retryWebhookDelivery",
-        {
-            **NOT_A_KEY,
-            404: "The key has no endpoint with this id, or it has no delivery with this id.",
-            **STORE_ERRORS,
-        },
+        DELIVERY_ERRORS,
         security=KEY_AUTH,
     )
     def post(self, endpoint_id: str, message_id: str) -> Any:

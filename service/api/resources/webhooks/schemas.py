@@ -6,7 +6,7 @@ from marshmallow import fields, validate
 
 from ....play.webhooks.addresses import MAX_URL_LENGTH
 from ....play.webhooks.events import EVENT_TYPES
-from ...fields import Boolean, Enumerated, Enumeration, Integer, StrictSchema
+from ...fields import Boolean, Enumerated, Enumeration, Integer, StrictSchema, String
 from ...responses import ResponseSchema
 
 EVENT_TYPE = Enumeration(
@@ -53,7 +53,7 @@ class WebhookRequestSchema(StrictSchema):
 
 class EndpointSchema(ResponseSchema):
     id = fields.String(metadata={"description": "The endpoint's id.", "example": "ep_x3R"})
-    url = fields.String(metadata={"description": "Where deliveries are POSTed."})
+    url = String("Where deliveries are POSTed.")
     events = fields.List(
         Enumerated(EVENT_TYPE), metadata={"description": "The event types it receives."}
     )
@@ -66,9 +66,7 @@ class EndpointSchema(ResponseSchema):
             "receive new events."
         }
     )
-    disabled_reason = fields.String(
-        allow_none=True, metadata={"description": "Why it was disabled; null while enabled."}
-    )
+    disabled_reason = String("Why it was disabled; null while enabled.", allow_none=True)
     disabled_at = fields.String(allow_none=True, metadata={"description": TIME + " Or null."})
 
 
@@ -96,18 +94,14 @@ class AttemptSchema(ResponseSchema):
         allow_none=True,
         metadata={"description": "The endpoint's HTTP status; null: no answer (or refused)."},
     )
-    error = fields.String(
+    error = String(
+        "Why the attempt failed (null: delivered), e.g. `answered HTTP "
+        "500`, `no whole answer within 10 s`, `could not connect`, `refused: ... is a loopback "
+        "address`.",
         allow_none=True,
-        metadata={
-            "description": "Why the attempt failed (null: delivered), e.g. `answered HTTP "
-            "500`, `no whole answer within 10 s`, `could not connect`, `refused: ... is a loopback "
-            "address`."
-        },
     )
     duration_ms = Integer(metadata={"description": "How long it took, in milliseconds."})
-    answer = fields.String(
-        metadata={"description": "The start of the endpoint's answer (200 characters at most)."}
-    )
+    answer = String("The start of the endpoint's answer (200 characters at most).")
     manual = Boolean(metadata={"description": "Asked for with `.../retry`."})
 
 
@@ -120,7 +114,7 @@ class DeliverySchema(ResponseSchema):
         }
     )
     type = Enumerated(EVENT_TYPE, metadata={"description": "The event's type."})
-    game = fields.String(metadata={"description": "The game's id."})
+    game = String("The game's id.")
     status = Enumerated(DELIVERY_STATUS, metadata={"description": "Where the delivery stands."})
     created_at = fields.String(metadata={"description": TIME})
     next_attempt_at = fields.String(
@@ -137,10 +131,7 @@ class DeliveryListSchema(ResponseSchema):
     deliveries = fields.List(
         fields.Nested(DeliverySchema), metadata={"description": "Newest first."}
     )
-    next = fields.String(
-        allow_none=True,
-        metadata={"description": "The URL of the next (older) page; null on the last."},
-    )
+    next = String("The URL of the next (older) page; null on the last.", allow_none=True)
 
 
 class DeliveryQuerySchema(StrictSchema):
