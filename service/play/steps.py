@@ -168,7 +168,7 @@ class Step:
     game: Game
     events: list[Event]
     #: The turn deadline of the game before the step, which the step's game replaces
-    #: when it differs (the clock's job for it is then void: service/play/background.py).
+    #: when it differs (the clock's job for it is then void: service/play/queues.py).
     replaced_deadline: float | None = field(default=None, kw_only=True)
 
     @property
