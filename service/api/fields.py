@@ -1,7 +1,8 @@
 """The fields every resource's schemas are made of: cards, strict integers and booleans,
-text held to the rules of service/play/text.py (display names, abort reasons, metadata
-values), the variant and its rule options. Every field is documented, because
-the OpenAPI contract in ``openapi/openapi.json`` is generated from the schemas.
+text whose rules (service/play/text.py: display names, abort reasons, metadata values)
+the spec states and the command path checks, the variant and its rule options. Every
+field is documented, because the OpenAPI contract in ``openapi/openapi.json`` is
+generated from the schemas.
 
 A set of values the API uses in many places (the cards, the bot levels, the variants) is
 an :class:`Enumeration`: the spec describes it once, as a named schema in its components,
@@ -23,14 +24,7 @@ from marshmallow import fields, validate
 from ..bots.base import LEVELS
 from ..engine import DECK, VARIANTS, Rules, get_variant
 from ..engine.rules import OPTIONS, Option
-from ..play.text import (
-    ABORT_REASON,
-    DISPLAY_NAME,
-    METADATA_VALUE,
-    TextKind,
-    TextRefusedError,
-    checked,
-)
+from ..play.text import ABORT_REASON, DISPLAY_NAME, METADATA_VALUE, TextKind
 from .card_names import card_name
 
 CARD_CODES = [card.code for card in DECK]
@@ -169,10 +163,10 @@ def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
 
 
 class Text(fields.String):
-    """A string held to a kind of text's rules (service/play/text.py): refused with the
-    rule it breaks, in time linear in at most the kind's bound, however long the value;
-    a display name NFC-normalised. Its description in the spec ends with the rules, and
-    states its bounds (``minLength``, ``maxLength``)."""
+    """A string of a kind of text (service/play/text.py) whose rules the spec states: its
+    description ends with them, and gives its bounds (``minLength``, ``maxLength``). The
+    rules are checked once, by the command path, for every entry point (the policy's
+    ``texts``: service/play/commands/texts.py), not here."""
 
     def __init__(self, kind: TextKind, **kwargs: Any) -> None:
         self.kind = kind
@@ -182,13 +176,6 @@ class Text(fields.String):
         metadata.setdefault("minLength", 1)
         metadata.setdefault("maxLength", kind.max_code_points)
         super().__init__(metadata=metadata, **kwargs)
-
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
-        text = super()._deserialize(value, attr, data, **kwargs)
-        try:
-            return checked(text, self.kind)
-        except TextRefusedError as refused:
-            raise ma.ValidationError(str(refused)) from None
 
 
 class DisplayName(Text):

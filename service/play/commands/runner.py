@@ -130,8 +130,9 @@ def _load(ctx: Context, game_id: str | None) -> Game | None:
 
 
 def check_input(policy: Policy, ctx: Context, data: Any) -> None:
-    """Its text fields are text (service/play/text.py), and the fields only a service
-    key may send are not sent without one."""
+    """Its text fields are text (service/play/text.py: checked here alone, a display
+    name normalised in ``data``), and the fields only a service key may send are not
+    sent without one."""
     if policy.texts and data is not None:
         check_fields(data, policy.texts)
     if policy.key_fields and ctx.caller.key is None:
@@ -142,7 +143,7 @@ def check_input(policy: Policy, ctx: Context, data: Any) -> None:
 
 def _present(data: Any, path: str) -> bool:
     """Whether ``data`` holds a value (not None or empty) at ``path``."""
-    return any(v not in (None, "", {}, []) for _, v in values_at(data, path))
+    return any(v not in (None, "", {}, []) for v in values_at(data, path))
 
 
 def authorise(who: Who, ctx: Context, game: Game | None) -> int | None:
