@@ -5,22 +5,29 @@ what a player's id follows, and that a request that fails leaves no game stored.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+import rq
 from flask import Flask, g
 from flask.testing import FlaskClient
 
 from service.api import changelog, examples
-from service.play import keys
+from service.api.commands import context
+from service.engine import Status
+from service.play import GameStore, keys, steps, workers
 from service.play.budget import Budget
-from service.play.commands import COMMANDS, POLICIES
+from service.play.commands import COMMANDS, JOBS, POLICIES, Who, run, runner
+from service.play.queues import TIME_OUT, clock_queue_for, queue_connection, queues_for
+from service.play.steps import BotSettings, Step
 from tests.test_api_service_keys import ACME, BETA, KEYS, create, finished_game, key, seat_of_key
 
 SPEC = json.loads((Path(__file__).parent.parent / "openapi" / "openapi.json").read_text())
@@ -41,14 +48,16 @@ def keyed(make_app: Callable[..., Flask], redis_url: str) -> Callable[..., Flask
 
 
 class TestEveryOperation:
-    def test_every_operation_of_the_spec_has_one_policy(self) -> None:
-        assert set(POLICIES) == set(OPERATIONS)
+    def test_every_operation_of_the_spec_and_every_job_has_one_policy(self) -> None:
+        assert set(POLICIES) == set(OPERATIONS) | set(JOBS)
+        assert not set(JOBS) & set(OPERATIONS)
 
     def test_every_operation_that_changes_something_is_a_command(self) -> None:
         changing = {name for name, (method, _) in OPERATIONS.items() if method != "GET"}
         analyses = {"getPositionHint", "getPositionAnalysis", "positionLegalMoves", "scoreHand"}
-        assert {n for n, p in POLICIES.items() if p.changes} == changing - analyses
-        assert set(COMMANDS) == changing - analyses
+        commands = (changing - analyses) | set(JOBS)
+        assert {n for n, p in POLICIES.items() if p.changes} == commands
+        assert set(COMMANDS) == commands
 
     def test_each_command_s_request_goes_through_the_runner(
         self, make_app: Callable[..., Flask], redis_url: str
@@ -65,7 +74,7 @@ class TestEveryOperation:
 
         client = app.test_client()
         game = create(client, seats=[{"name": "Ana"}, {"open": True}])["id"]
-        for name in sorted(COMMANDS):
+        for name in sorted(set(COMMANDS) - set(JOBS)):
             method, path = OPERATIONS[name]
             url = re.sub(
                 r"\{(\w+)\}",
@@ -77,6 +86,75 @@ class TestEveryOperation:
             ran.clear()
             answer = client.open(url, method=method, json=body, headers=headers)
             assert ran == [name], (name, answer.status_code, answer.get_json())
+
+
+class TestTheBackgroundJobs:
+    """The computer players' and the clocks' jobs (service/play/background.py) change
+    games through the same runner, under their catalogue's policies."""
+
+    def test_only_a_worker_may_run_a_job_s_command(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        assert {n for n, p in POLICIES.items() if p.who is Who.WORKER} == set(JOBS)
+        for name in JOBS:
+            assert COMMANDS[name].policy is POLICIES[name]
+            assert not POLICIES[name].quotas and not POLICIES[name].cost
+        app = make_app(REDIS_URL=redis_url, SERVICE_KEYS=KEYS, BOT_TIME_LIMIT_SECONDS=0.0)
+        game = create(app.test_client(), seats=[{"name": "A", "bot": "greedy"}, {"name": "B"}])
+        with app.test_request_context(), pytest.raises(PermissionError):
+            run(COMMANDS["playDueMove"], context(), game["id"], None)
+
+    def test_every_move_a_job_plays_is_committed_by_the_runner(
+        self, make_app: Callable[..., Flask], redis_url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A match of computer players and a person's clock that ran out, their jobs
+        run in this process: every commit is made within the runner's ``run``."""
+        committed: list[bool] = []
+        commit = GameStore.commit
+
+        def checked(store: GameStore, step: Step, *args: Any, **kwargs: Any) -> Any:
+            frame = inspect.currentframe()
+            while frame is not None and frame.f_code is not runner.run.__code__:
+                frame = frame.f_back
+            committed.append(frame is not None)
+            return commit(store, step, *args, **kwargs)
+
+        monkeypatch.setattr(GameStore, "commit", checked)
+        monkeypatch.setattr(workers, "_settings", None)  # (restored after the test)
+        workers.configure(
+            workers.WorkerSettings(
+                redis_url=redis_url,
+                ttl_seconds=600,
+                redis_timeout_seconds=5.0,
+                bots=BotSettings(time_limit_seconds=0.05),
+                slice_seconds=0.02,  # short slices: each queues its follow-up
+            )
+        )
+        client = make_app(
+            REDIS_URL=redis_url, SERVICE_KEYS=KEYS, BOT_TIME_LIMIT_SECONDS=0.0
+        ).test_client()
+        bots = create(
+            client,
+            target=11,
+            seats=[{"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"}],
+        )
+        stored = GameStore(redis.Redis.from_url(redis_url, decode_responses=True), 600)
+        clocked = steps.create(steps.Setup(seed=7, clock=5, first_dealer=1), BotSettings())
+        overdue = replace(clocked.game, deadline=time.time() - 1)
+        stored.commit(replace(clocked, game=overdue))
+        connection = queue_connection(redis_url, socket_timeout=10.0)
+        clock_queue_for(connection).enqueue(TIME_OUT, overdue.id)
+        committed.clear()
+        queues = queues_for(connection)  # the workers' order: the clocks' first
+        jobs = 0
+        while (found := rq.Queue.dequeue_any(queues, None, connection=connection)) is not None:
+            found[0].perform()  # (as a worker's work-horse does)
+            jobs += 1
+        assert stored.load(bots["id"]).status is Status.FINISHED
+        timed_out = stored.load(overdue.id)
+        assert timed_out.version == 2 and timed_out.match is not None
+        assert jobs >= 2 and len(committed) > jobs and all(committed), (jobs, committed)
+        stored.close()
 
 
 class TestIdempotencyKeysAreTheCallers:

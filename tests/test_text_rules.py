@@ -24,7 +24,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.api.resources.games.schemas import CreateGameSchema, JoinRequestSchema
 from service.play import records
+from service.play.commands import POLICIES
+from service.play.commands.texts import check_fields
 from service.play.text import (
     ABORT_REASON,
     DISPLAY_NAME,
@@ -201,6 +204,16 @@ def refused_at(response: Any, *path: str) -> str:
     return message
 
 
+def metadata_refused(response: Any, value: str, *path: str) -> None:
+    """``value``, the metadata's value at ``path``, refused: by the text rules; or, over
+    the value's bound, by the metadata's bound in bytes in all, which the schema checks
+    before the command path checks the text."""
+    if len(value) > METADATA_VALUE.max_code_points:
+        assert refused_at(response, *path[:-1]).startswith("At most 1024 bytes")
+    else:
+        assert refused_at(response, *path, "value").startswith("The metadata value ")
+
+
 def seats(name: str) -> list[dict[str, Any]]:
     return [{"name": name}, {"name": "Bruno"}]
 
@@ -216,7 +229,7 @@ class TestCreation:
     def test_a_metadata_value(self, client: FlaskClient, bad: Callable[[TextKind], str]) -> None:
         body = {"seats": seats("Ana"), "metadata": {"round": bad(METADATA_VALUE)}}
         made = client.post("/v1/games", json=body, headers=KEY)
-        assert refused_at(made, "metadata", "round", "value").startswith("The metadata value ")
+        metadata_refused(made, bad(METADATA_VALUE), "metadata", "round")
         body["metadata"] = {"round": "3 ❤️"}
         made = client.post("/v1/games", json=body, headers=KEY)
         assert made.status_code == 201 and made.get_json()["state"]["metadata"] == {"round": "3 ❤️"}
@@ -235,8 +248,7 @@ class TestBulkCreation:
     def test_a_metadata_value(self, client: FlaskClient, bad: Callable[[TextKind], str]) -> None:
         body = {"games": [{"seats": seats("Ana"), "metadata": {"round": bad(METADATA_VALUE)}}]}
         made = client.post("/v1/games/bulk", json=body, headers=KEY)
-        message = refused_at(made, "games", "0", "metadata", "round", "value")
-        assert message.startswith("The metadata value ")
+        metadata_refused(made, bad(METADATA_VALUE), "games", "0", "metadata", "round")
         body["games"][0]["metadata"] = {"round": "3"}
         assert client.post("/v1/games/bulk", json=body, headers=KEY).status_code == 201
 
@@ -293,8 +305,7 @@ class TestImport:
     def test_a_metadata_value(self, client: FlaskClient, bad: Callable[[TextKind], str]) -> None:
         record = a_record(metadata={"cup": bad(METADATA_VALUE)})
         imported = client.post("/v1/games/import", json=record, headers=KEY)
-        message = refused_at(imported, "metadata", "cup", "value")
-        assert message.startswith("The metadata value ")
+        metadata_refused(imported, bad(METADATA_VALUE), "metadata", "cup")
 
 
 class TestAbort:
@@ -306,6 +317,31 @@ class TestAbort:
         assert refused_at(aborted, "reason").startswith("The reason ")
         aborted = client.post(url, json={"reason": "Rain ☔"}, headers=KEY)
         assert aborted.status_code == 200 and aborted.get_json()["abort_reason"] == "Rain ☔"
+
+
+class TestOneCheck:
+    """The rules are checked once, by the command path, as each command's policy names
+    its text fields; the schemas only state them in the spec."""
+
+    def test_the_schema_loads_a_text_the_command_path_then_refuses(self) -> None:
+        body = {"seats": seats("Ana\u202e"), "metadata": {"round": "3"}}
+        loaded = CreateGameSchema().load(body)
+        with pytest.raises(TextRefusedError) as refused:
+            check_fields(loaded, POLICIES["createGame"].texts)
+        assert refused.value.where == ("seats", "0", "name")
+        assert refused.value.rule == "invisible"
+
+    def test_a_name_is_kept_as_the_check_normalised_it(self) -> None:
+        loaded = JoinRequestSchema().load({"name": "Zoe\u0308", "code": "c"})
+        assert loaded["name"] == "Zoe\u0308"  # (the schema does not touch it)
+        check_fields(loaded, POLICIES["joinGame"].texts)
+        assert loaded["name"] == "Zo\u00eb"
+
+    @pytest.mark.parametrize(
+        "name", ["createGame", "createGames", "importGame", "joinGame", "abortGame"]
+    )
+    def test_every_command_that_takes_text_declares_it(self, name: str) -> None:
+        assert POLICIES[name].texts
 
 
 # -- the cost -------------------------------------------------------------------------------
@@ -320,8 +356,8 @@ BOUND = 0.05
 def test_any_text_up_to_the_body_limit_is_checked_in_linear_time(field: bench.Field) -> None:
     """Every input of tests/bench/text_rules.py in this field (the costliest kinds of
     text, as long as the body limit lets them be, and as long as the field's bound),
-    loaded through its schema as the API loads it: the least CPU time of three loads
-    within :data:`BOUND`."""
+    loaded as the API loads it (its schema, then its policy's text checks): the least
+    CPU time of three loads within :data:`BOUND`."""
     costs = {
         (pattern.name, size): bench.cost(field, text)[0]
         for each, pattern, size, text in bench.inputs()

@@ -12,9 +12,9 @@ from typing import Any
 
 from flask import Flask, current_app, g, request
 
-from ..play import background
+from ..play import queues
 from ..play.commands import COMMANDS, POLICIES, Context, Outcome, Policy, Reply, WebhookRules, run
-from ..play.commands.runner import AnswerOf
+from ..play.commands.runner import AnswerOf, no_answer
 from ..play.game import Game
 from . import headers, ratelimit, seats
 from .context import bot_only_max_target, bot_settings, server_secret, store
@@ -41,6 +41,9 @@ class HttpCaller:
 
     def require_key(self) -> str:
         return require_key()
+
+    def require_worker(self) -> None:
+        raise PermissionError("a background worker's command: no request runs it")
 
     def seat(self, game: Game, *, required: bool) -> int | None:
         return seats.seat_of(game, required=required)
@@ -95,7 +98,7 @@ def context() -> Context:
         secret=server_secret(),
         bots=bot_settings(),
         bot_only_max_target=bot_only_max_target(),
-        after_commit=lambda step: background.after_commit(step, queue, games, counted=count_step),
+        after_commit=lambda step: queues.after_commit(step, queue, games, counted=count_step),
         ttl_seconds=config.game_ttl_seconds,
         queue=queue,
         join_answer=join_answer,
@@ -119,8 +122,8 @@ def body_of(outcome: Outcome) -> dict[str, Any]:
     return value
 
 
-def no_body(outcome: Outcome) -> dict[str, Any]:
-    return {}
+#: The answer of a command that answers with its status alone.
+no_body = no_answer
 
 
 def game_headers(reply: Reply) -> dict[str, str]:

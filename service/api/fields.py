@@ -1,7 +1,8 @@
 """The fields every resource's schemas are made of: cards, strict integers and booleans,
-text held to the rules of service/play/text.py (display names, abort reasons, metadata
-values), the variant and its rule options, a seat's player id and a game's metadata.
-Every field is documented, because the OpenAPI contract in ``openapi/openapi.json`` is
+text whose rules (service/play/text.py: display names, abort reasons, metadata values)
+the spec states and the command path checks, the variant and its rule options, a seat's
+player id and a game's metadata. Every field is documented, because the OpenAPI contract
+in ``openapi/openapi.json`` is
 generated from the schemas.
 
 A set of values the API uses in many places (the cards, the bot levels, the variants) is
@@ -24,14 +25,7 @@ from marshmallow import fields, validate
 from ..bots.base import LEVELS
 from ..engine import DECK, VARIANTS, Rules, get_variant
 from ..engine.rules import OPTIONS, Option
-from ..play.text import (
-    ABORT_REASON,
-    DISPLAY_NAME,
-    METADATA_VALUE,
-    TextKind,
-    TextRefusedError,
-    checked,
-)
+from ..play.text import ABORT_REASON, DISPLAY_NAME, METADATA_VALUE, TextKind
 from .card_names import card_name
 
 CARD_CODES = [card.code for card in DECK]
@@ -180,10 +174,10 @@ def Float(description: str, **kwargs: Any) -> fields.Float:  # noqa: N802
 
 
 class Text(fields.String):
-    """A string held to a kind of text's rules (service/play/text.py): refused with the
-    rule it breaks, in time linear in at most the kind's bound, however long the value;
-    a display name NFC-normalised. Its description in the spec ends with the rules, and
-    states its bounds (``minLength``, ``maxLength``)."""
+    """A string of a kind of text (service/play/text.py) whose rules the spec states: its
+    description ends with them, and gives its bounds (``minLength``, ``maxLength``). The
+    rules are checked once, by the command path, for every entry point (the policy's
+    ``texts``: service/play/commands/texts.py), not here."""
 
     def __init__(self, kind: TextKind, **kwargs: Any) -> None:
         self.kind = kind
@@ -193,13 +187,6 @@ class Text(fields.String):
         metadata.setdefault("minLength", 1)
         metadata.setdefault("maxLength", kind.max_code_points)
         super().__init__(metadata=metadata, **kwargs)
-
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
-        text = super()._deserialize(value, attr, data, **kwargs)
-        try:
-            return checked(text, self.kind)
-        except TextRefusedError as refused:
-            raise ma.ValidationError(str(refused)) from None
 
 
 class DisplayName(Text):
@@ -380,7 +367,8 @@ def check_metadata(value: dict[str, str]) -> None:
 
 
 def Metadata(values: fields.Field | None = None, **kwargs: Any) -> fields.Dict:  # noqa: N802
-    """A game's metadata: its values checked (:func:`MetadataValue`), or ``values``."""
+    """A game's metadata: its values stated as :func:`MetadataValue` (the command path
+    checks them), or ``values``."""
     return fields.Dict(
         keys=fields.String(validate=METADATA_KEY),
         values=values or MetadataValue(),

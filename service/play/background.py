@@ -20,7 +20,7 @@ of computer players' matches delays a clock by more than one computer player's m
 (after rq's scheduler, which looks for due jobs every second, queued it); a worker run
 with ``--only-clock`` takes nothing else. The webhooks' queue is not theirs: webhook
 workers (``--only-webhooks``) take it alone.
-A clock's job has an id of its own per deadline (:func:`clock_job_id`), and the commit
+A clock's job has an id of its own per deadline (:func:`.queues.clock_job_id`), and the commit
 that moves the turn on deletes the job of the deadline it replaced: a game has one
 clock's job pending at most.
 
@@ -29,251 +29,59 @@ job whose payer has spent its budget (``COST_BUDGET_SECONDS_PER_ADDRESS`` a minu
 :mod:`service.play.budget`) is put off, not played: queued again for when the budget
 allows, so one address's matches cannot keep the workers from everybody else's.
 
-Keys: rq's own, under ``rq:``, on ``QUEUE_REDIS_URL`` if it is set, else on
-``REDIS_URL``. rq needs one Redis (or Sentinel's master): with the games on a Redis
-Cluster, the queue has a Redis of its own. The budgets' keys are on the games' Redis.
+A job changes its game through the command path, as requests do
+(service/play/commands/): each move is one run of its command (``playDueMove`` or
+``playOverdueMove``, declared with their policies in the catalogue), the worker its own
+caller (:class:`WorkerCaller`: a computer player, or the clock, acting for the seat to
+play). What follows its commits is done once, after its slice.
+
+The queues, and what a commit queues on them, are :mod:`service.play.queues`'s (whose
+names this module shows too); the worker's settings and store,
+:mod:`service.play.workers`'. Keys: rq's own (service/play/queues.py); the budgets' are on
+the games' Redis.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-import redis
 import rq
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
+from rq.job import Job
 
-from ..engine import Status
-from . import connections
-from .budget import Budget
+from .budget import Budget, Client
+from .commands import COMMANDS, Command, Context, run
 from .game import Game
-from .steps import BotSettings, Step, bots_move
+from .queues import (
+    CLOCK_QUEUE_NAME,
+    QUEUE_NAME,
+    after_commit,
+    clock_queue_for,
+    job_options,
+    queue_connection,
+    queue_for,
+    queues_for,
+)
+from .steps import Step
 from .store import GameNotFoundError, GameStore, VersionConflictError
-from .webhooks import queueing as hook_queue
+from .workers import WorkerSettings, configure, game_store, worker_settings
 
-QUEUE_NAME = "scopa-bots"
-CLOCK_QUEUE_NAME = "scopa-clock"
-#: A clock's job that starts this much before the turn's deadline (the machines' clocks
-#: differ) waits for it.
-CLOCK_SKEW_SECONDS = 2.0
-#: How often a job is tried again when it fails (Redis away, a work-horse killed).
-RETRIES = 5
+__all__ = [
+    "CLOCK_QUEUE_NAME",
+    "QUEUE_NAME",
+    "WorkerSettings",
+    "advance",
+    "configure",
+    "queue_connection",
+    "queue_for",
+    "queues_for",
+    "time_out",
+]
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class WorkerSettings:
-    """What a worker process needs to play: where the games are, how long they live,
-    how the computer players think, and how long one job plays before it yields."""
-
-    redis_url: str
-    ttl_seconds: int
-    redis_timeout_seconds: float
-    bots: BotSettings
-    slice_seconds: float = 5.0
-    min_replicas: int = 0
-    replica_timeout_seconds: float = 0.25
-    #: Seconds of background work a payer may cost a minute (0: no budget).
-    budget_seconds: float = 0.0
-    #: How webhooks are delivered (service/play/webhooks/).
-    webhooks: hook_queue.HookSettings = field(default_factory=hook_queue.HookSettings)
-
-
-_settings: WorkerSettings | None = None
-_store: tuple[int, GameStore] | None = None
-
-
-def configure(settings: WorkerSettings) -> None:
-    """Set what :func:`advance` works with, in the worker process (before it forks)."""
-    global _settings, _store
-    _settings, _store = settings, None
-
-
-def worker_settings() -> WorkerSettings:
-    """What :func:`configure` set; RuntimeError outside a worker."""
-    if _settings is None:
-        raise RuntimeError("background jobs run in a worker: python -m service.worker")
-    return _settings
-
-
-def game_store() -> GameStore:
-    """This process's store: a work-horse forked from the worker makes its own
-    connections, never the parent's."""
-    global _store
-    if _settings is None:
-        raise RuntimeError("background jobs run in a worker: python -m service.worker")
-    if _store is None or _store[0] != os.getpid():
-        client = connections.connect(
-            _settings.redis_url,
-            socket_timeout=_settings.redis_timeout_seconds,
-            socket_connect_timeout=_settings.redis_timeout_seconds,
-        )
-        store = GameStore(
-            client,
-            _settings.ttl_seconds,
-            replicas=_settings.min_replicas,
-            replica_timeout_seconds=_settings.replica_timeout_seconds,
-        )
-        _store = (os.getpid(), store)
-    return _store[1]
-
-
-def queue_connection(url: str, *, socket_timeout: float) -> redis.Redis:
-    """A client for the job queue at ``url`` (one Redis, or a Sentinel's master), which
-    does not decode responses (rq stores bytes). rq cannot use a Redis Cluster (its
-    commands span many keys in many slots): RedisUrlError names the way out."""
-    where = connections.parse(url)
-    if where.clustered:
-        raise connections.RedisUrlError(
-            f"The computer players' job queue (rq) cannot use a Redis Cluster "
-            f"({where.describe()}): set QUEUE_REDIS_URL to a Redis of its own "
-            "(redis://... or redis+sentinel://...) for the queue; the games stay on "
-            "the cluster"
-        )
-    client = connections.connect(
-        where,
-        decode_responses=False,
-        socket_timeout=socket_timeout,
-        socket_connect_timeout=min(socket_timeout, 5.0),
-    )
-    assert isinstance(client, redis.Redis)
-    return client
-
-
-def queue_for(connection: redis.Redis) -> rq.Queue:
-    """The computer players' queue on ``connection`` (which must not decode responses:
-    rq stores bytes)."""
-    return rq.Queue(QUEUE_NAME, connection=connection)
-
-
-def clock_queue_for(connection: redis.Redis) -> rq.Queue:
-    """The turn clocks' queue on ``connection``."""
-    return rq.Queue(CLOCK_QUEUE_NAME, connection=connection)
-
-
-def queues_for(
-    connection: redis.Redis, *, only_clock: bool = False, only_webhooks: bool = False
-) -> list[rq.Queue]:
-    """The queues a worker takes jobs from, in the order it takes them: the clocks'
-    first (and only, with ``only_clock``), then the computer players'. The webhooks'
-    queue is taken by webhook workers alone (``only_webhooks``): a receiver, however
-    slow, never holds a clock or a computer player (service/play/webhooks/)."""
-    if only_webhooks:
-        return [hook_queue.queue_for(connection)]
-    clocks = clock_queue_for(connection)
-    if only_clock:
-        return [clocks]
-    return [clocks, queue_for(connection)]
-
-
-def clock_job_id(game_id: str, deadline: float) -> str:
-    """The id of the clock's job for ``game_id``'s turn that runs out at ``deadline``."""
-    return f"{game_id}-clock-{round(deadline * 1000)}"
-
-
-def _options() -> dict[str, Any]:
-    return {"retry": rq.Retry(max=RETRIES), "result_ttl": 0, "failure_ttl": 24 * 3600}
-
-
-def schedule(
-    queue: rq.Queue, game: Game, replaced: float | None = None, *, running: str | None = None
-) -> None:
-    """Queue a job for ``game``'s computer players (on ``queue``), if one of them is to
-    move; or, if the person to play is on a clock that the change to ``game`` started,
-    one on the clocks' queue for when their time runs out (rq's scheduler, which every
-    worker runs, queues it then). ``replaced`` is the deadline the change replaced: the
-    job for it is deleted (unless it is the one ``running`` now), so a turn that moves
-    on leaves no clock's job behind."""
-    connection = queue.connection
-    if replaced is not None and replaced != game.deadline:
-        _delete_pending(connection, clock_job_id(game.id, replaced), running)
-    if game.bot_to_move and game.start_at is not None and game.start_at > time.time():
-        queue.enqueue_at(  # a match created to start later: its computer players then
-            datetime.fromtimestamp(game.start_at, UTC),
-            advance,
-            game.id,
-            job_id=f"{game.id}-{game.version}",
-            description=f"computer players of game {game.id}, from its start",
-            **_options(),
-        )
-    elif game.bot_to_move:
-        queue.enqueue(
-            advance,
-            game.id,
-            job_id=f"{game.id}-{game.version}",
-            description=f"computer players of game {game.id}",
-            **_options(),
-        )
-    elif game.deadline is not None and game.deadline != replaced:
-        clock_queue_for(connection).enqueue_at(
-            datetime.fromtimestamp(game.deadline, UTC),
-            time_out,
-            game.id,
-            job_id=clock_job_id(game.id, game.deadline),
-            description=f"the clock of game {game.id}",
-            **_options(),
-        )
-
-
-#: Where a game stands once nothing more happens in it.
-OVER = frozenset({Status.FINISHED, Status.ABORTED})
-
-
-def after_commit(
-    step: Step,
-    queue: rq.Queue,
-    store: GameStore,
-    *,
-    running: str | None = None,
-    counted: Callable[[Step], None] | None = None,
-) -> None:
-    """What follows the commit of ``step`` (see the module's docstring); ``running`` is
-    the background job that committed it, if one did; ``counted`` counts it in the
-    transport's metrics."""
-    game = step.game
-    if counted is not None:
-        counted(step)
-    try:
-        schedule(queue, game, step.replaced_deadline, running=running)
-    except connections.ERRORS as error:
-        log.warning("could not queue the computer players' turn: %s", type(error).__name__)
-    imported = game.version == 1 and game.status is Status.FINISHED  # (only imports are)
-    try:
-        if game.owner is not None and game.status in OVER:
-            assert game.created_at is not None, "a key's game is created with its time"
-            created_ms = int(game.created_at * 1000)
-            store.index.add(game.owner, game.id, created_ms, game.player_ids, over=True)
-        if not imported:  # an imported match's events happened elsewhere: none is sent
-            hook_queue.announce(queue.connection, store.redis, game)
-    except connections.ERRORS as error:
-        log.warning("could not index or announce the game: %s", type(error).__name__)
-
-
-def forget(queue: rq.Queue, game: Game) -> None:
-    """Delete the jobs still waiting for ``game``, which is being deleted: its computer
-    players' (of its last version) and its clock's."""
-    _delete_pending(queue.connection, f"{game.id}-{game.version}", None)
-    if game.deadline is not None:
-        _delete_pending(queue.connection, clock_job_id(game.id, game.deadline), None)
-
-
-def _delete_pending(connection: redis.Redis, job_id: str, running: str | None) -> None:
-    """Delete the job ``job_id`` if it waits (scheduled, or queued); one that runs, or
-    ran, is left alone (it finds nothing due, or did)."""
-    if job_id == running:
-        return
-    try:
-        job = Job.fetch(job_id, connection=connection)
-    except NoSuchJobError:
-        return
-    if job.get_status(refresh=False) in (JobStatus.SCHEDULED, JobStatus.QUEUED):
-        job.delete()
 
 
 def advance(game_id: str) -> int:
@@ -293,69 +101,171 @@ def time_out(game_id: str) -> int:
 
 
 def _play(game_id: str, *, clock: bool) -> int:
-    assert _settings is not None
+    settings = worker_settings()
     store = game_store()
-    budget = Budget(_settings.budget_seconds)
+    budget = Budget(settings.budget_seconds)
     started = time.monotonic()
     try:
-        game: Game | None = store.load(game_id)  # as last committed, or None: read it again
+        game = store.load(game_id)
     except GameNotFoundError:
         return 0  # expired, or never committed
-    assert game is not None
-    payer = game.payer
-    current = rq.get_current_job()
     if not (game.deadline is not None or (game.bot_to_move and not clock)):
         return 0  # nothing is or will be due: nothing to put off either
-    if wait := budget.wait(store.redis, payer, time.time()):
-        if current is not None:
-            _put_off(current, game, wait, clock)
+    current = rq.get_current_job()
+    assert current is not None, "a computer players' or clock's job runs on a worker"
+    if wait := budget.wait(store.redis, game.payer, time.time()):
+        _put_off(current, game, wait, clock)
         return 0
-    # The clock's job plays the overdue move alone: the replies go to the other queue.
-    bots = replace(_settings.bots, time_limit_seconds=0.0) if clock else _settings.bots
-    clocks = None if clock or current is None else clock_queue_for(current.connection)
     # A slice ends once its payer's budget is spent, not a whole slice past it.
-    left = budget.left(store.redis, payer, time.time())
-    deadline = started + min(_settings.slice_seconds, left)
-    committed = 0
-    replaced: float | None = None  # the deadline the job's first commit replaced
-    while time.monotonic() < deadline:
-        if game is None:
-            try:
-                game = store.load(game_id)
-            except GameNotFoundError:
-                break  # expired meanwhile
-        early = (game.deadline or 0.0) - time.time()
-        if not game.bot_to_move and 0 < early <= CLOCK_SKEW_SECONDS:
-            time.sleep(early)  # this machine's clock is behind the one that set it
-        early = (game.start_at or 0.0) - time.time()
-        if 0 < early <= CLOCK_SKEW_SECONDS:
-            time.sleep(early)  # (the same, for a match created to start later)
-        elif early > 0:
-            break  # not started: its job is the one scheduled for its start
-        overdue = game.overdue(time.time())
-        if not (overdue or (game.bot_to_move and not clock)):
-            break
-        step = bots_move(game, bots, most=1)
+    left = budget.left(store.redis, game.payer, time.time())
+    done: list[Step] = []  # the slice's commits, in order (what follows them waits)
+    latest = _moves(
+        COMMANDS["playOverdueMove" if clock else "playDueMove"],
+        _context(settings, store, current, game.payer, done.append),
+        game,
+        done,
+        until=started + min(settings.slice_seconds, left),
+        # The clock's job plays the overdue move alone; the computer players' job ends
+        # its slice when a clock's job waits (the worker takes it next).
+        clocks=None if clock else clock_queue_for(current.connection),
+    )
+    budget.charge(store.redis, game.payer, time.monotonic() - started, time.time())
+    if done:
+        _followed(done, latest, store, current)
+    return len(done)
+
+
+def _moves(
+    command: Command,
+    ctx: Context,
+    game: Game,
+    done: list[Step],
+    *,
+    until: float,
+    clocks: rq.Queue | None,
+) -> Game | None:
+    """Run ``command`` on ``game`` move by move, each committed on its own and gathered
+    in ``done`` (by the context's ``after_commit``), until nothing is due, ``until`` (a
+    monotonic time), or a clock's job waits on ``clocks`` (None: after one move). The
+    game as last committed (None: read it again)."""
+    latest: Game | None = game
+    while time.monotonic() < until:
+        before = len(done)
         try:
-            store.commit(step)
+            run(command, ctx, game.id, None, loaded=latest)
         except VersionConflictError:
-            game = None  # another job or request moved first (and this one is spent)
+            latest = None  # another job or request moved first (and this one is spent)
             continue
-        if not committed:
-            replaced = step.replaced_deadline
-        committed += 1
-        game = step.game  # what was just committed: no need to read it back
-        if clock or (clocks is not None and clocks.count):
-            break  # a clock ran out: the worker takes its job next (a follow-up is queued)
-    budget.charge(store.redis, payer, time.monotonic() - started, time.time())
-    if committed and current is not None:  # else the request that made this turn did
-        try:
-            game = game or store.load(game_id)
         except GameNotFoundError:
-            return committed
-        done = Step(game, [], replaced_deadline=replaced)  # what the job's commits did
-        after_commit(done, queue_for(current.connection), store, running=current.id)
-    return committed
+            return None  # expired meanwhile
+        if len(done) == before:
+            break  # nothing due (or not started: its job is the one for its start)
+        latest = done[-1].game  # what was just committed: no need to read it back
+        if clocks is None or clocks.count:
+            break  # a clock ran out: the worker takes its job next (a follow-up is queued)
+    return latest
+
+
+def _followed(done: list[Step], latest: Game | None, store: GameStore, current: Job) -> None:
+    """What follows a job's commits, once: the game as it is now, with the deadline its
+    first commit replaced."""
+    try:
+        game = latest or store.load(done[0].game.id)
+    except GameNotFoundError:
+        return
+    step = Step(game, [], replaced_deadline=done[0].replaced_deadline)
+    after_commit(step, queue_for(current.connection), store, running=current.id)
+
+
+def _context(
+    settings: WorkerSettings,
+    store: GameStore,
+    current: Job,
+    payer: str | None,
+    gathered: Callable[[Step], None],
+) -> Context:
+    """What a job's commands run with: the worker as their caller, its game's payer's
+    budget as their gate; each commit ``gathered`` (what follows is done once, after
+    the slice)."""
+    return Context(
+        store=store,
+        caller=WorkerCaller(payer),
+        gate=WorkerGate(Budget(settings.budget_seconds), store.redis, payer),
+        secret=b"",  # (a worker's commands make no join code, token nor kept answer)
+        bots=settings.bots,
+        bot_only_max_target=0,
+        after_commit=gathered,
+        ttl_seconds=settings.ttl_seconds,
+        queue=queue_for(current.connection),
+        join_answer=_no_join_answer,
+    )
+
+
+def _no_join_answer(game_id: str, code: str) -> dict[str, Any]:
+    raise RuntimeError("a background job makes no join code")
+
+
+@dataclass(frozen=True)
+class WorkerCaller:
+    """A background worker as a command's caller: a computer player, or the clock,
+    acting for the seat to play, on behalf of the game's payer. It has no service key,
+    no token, no Idempotency-Key and no If-Match."""
+
+    payer: str | None
+
+    @property
+    def key(self) -> str | None:
+        return None
+
+    @property
+    def identity(self) -> str:
+        return self.payer or "worker"
+
+    def require_key(self) -> str:
+        raise PermissionError("a background worker has no service key")
+
+    def require_worker(self) -> None:
+        return None
+
+    def seat(self, game: Game, *, required: bool) -> int | None:
+        """The seat to play, which the worker moves for (None: no match is being played)."""
+        return None if game.match is None else game.match.turn
+
+    def idempotency_key(self, shortest: int) -> str | None:
+        return None
+
+    @property
+    def operation(self) -> str:
+        return "background job"
+
+    def refuse_key_fields(self, fields: Sequence[str]) -> None:
+        raise PermissionError(f"a background worker sends no {', '.join(fields)}")
+
+    def if_match(self) -> Collection[int] | None:
+        return None
+
+
+@dataclass(frozen=True)
+class WorkerGate:
+    """A background worker's gate: no request quota (those count requests); the cost
+    budget is its game's payer's (service/play/budget.py), which the job asks before
+    its slice (put off while it is spent) and charges with the slice's time after it."""
+
+    budget: Budget
+    client: Client
+    payer: str | None
+
+    def charge(self, *quotas: str) -> None:
+        return None
+
+    def afford(self, seconds: float) -> None:
+        return None
+
+    def allows(self, quota: str, units: int) -> bool:
+        return True
+
+    def affordable(self) -> bool:
+        return self.budget.left(self.client, self.payer, time.time()) > 0
 
 
 def _put_off(current: Job, game: Game, seconds: float, clock: bool) -> None:
@@ -369,6 +279,6 @@ def _put_off(current: Job, game: Game, seconds: float, clock: bool) -> None:
         game.id,
         job_id=f"{game.id}-{game.version}-later-{stamp}",
         description=f"{current.description} (put off: its payer's budget is spent)",
-        **_options(),
+        **job_options(),
     )
     log.info("game %s put off %.0f s: its payer's budget is spent", game.id, seconds)

@@ -167,31 +167,47 @@ def parse(url: str) -> Location:
     nodes = tuple(_node(item, url) for item in hosts.split(",") if item)
     if not nodes:
         raise RedisUrlError(f"REDIS_URL names no host:port: use one of {FORMS}")
-    query = {name: values[-1] for name, values in parse_qs(parts.query).items()}
+    query = _query(parts.query)
+    common: dict[str, Any] = {
+        "tls": scheme.startswith("rediss"),
+        "nodes": nodes,
+        "username": unquote(username) or None,
+        "password": unquote(password) or None,
+        "tls_options": tuple(
+            (name, TLS_QUERY[name](value)) for name, value in query.items() if name in TLS_QUERY
+        ),
+    }
+    path = [segment for segment in parts.path.split("/") if segment]
+    if scheme in CLUSTER_SCHEMES:
+        return _cluster(url, path, common)
+    return _sentinel(url, path, query.get("sentinel_password"), common)
+
+
+def _query(text: str) -> dict[str, str]:
+    """A cluster or Sentinel URL's query (the last value of each name); RedisUrlError
+    for a name it does not take."""
+    query = {name: values[-1] for name, values in parse_qs(text).items()}
     unknown = set(query) - set(TLS_QUERY) - {"sentinel_password"}
     if unknown:
         raise RedisUrlError(
             f"REDIS_URL: unknown query parameter(s) {sorted(unknown)}; a cluster or "
             f"Sentinel URL takes sentinel_password and {', '.join(TLS_QUERY)}"
         )
-    tls_options = tuple(
-        (name, TLS_QUERY[name](value)) for name, value in query.items() if name in TLS_QUERY
-    )
-    common: dict[str, Any] = {
-        "tls": scheme.startswith("rediss"),
-        "nodes": nodes,
-        "username": unquote(username) or None,
-        "password": unquote(password) or None,
-        "tls_options": tls_options,
-    }
-    path = [segment for segment in parts.path.split("/") if segment]
-    if scheme in CLUSTER_SCHEMES:
-        if path:
-            raise RedisUrlError(
-                "A Redis Cluster has only database 0: give redis+cluster://host:port[,...] "
-                f"with no path (not /{'/'.join(path)})"
-            )
-        return Location("cluster", url, **common)
+    return query
+
+
+def _cluster(url: str, path: list[str], common: dict[str, Any]) -> Location:
+    if path:
+        raise RedisUrlError(
+            "A Redis Cluster has only database 0: give redis+cluster://host:port[,...] "
+            f"with no path (not /{'/'.join(path)})"
+        )
+    return Location("cluster", url, **common)
+
+
+def _sentinel(
+    url: str, path: list[str], sentinel_password: str | None, common: dict[str, Any]
+) -> Location:
     if not path or len(path) > 2 or (len(path) == 2 and not path[1].isdigit()):
         raise RedisUrlError(
             "A Sentinel URL names the master's service: "
@@ -202,7 +218,7 @@ def parse(url: str) -> Location:
         url,
         service_name=unquote(path[0]),
         db=int(path[1]) if len(path) == 2 else 0,
-        sentinel_password=query.get("sentinel_password"),
+        sentinel_password=sentinel_password,
         **common,
     )
 

@@ -194,32 +194,25 @@ class Game:
             state["lobby"] = self.lobby.to_dict()
         if not self.spectators:
             state["spectators"] = False
-        if self.previous is not None:
-            state["previous"] = self.previous
-        if self.next is not None:
-            state["next"] = self.next
+        state.update(self._set("previous", "next"))
         if self.clock is not None:
             state["clock"] = self.clock
             state["deadline"] = self.deadline
-        if self.host is not None:
-            state["host"] = self.host
+        state.update(self._set("host"))
         if self.join_generation:
             state["join_generation"] = self.join_generation
-        if self.payer is not None:
-            state["payer"] = self.payer
-        if self.owner is not None:
-            state["owner"] = self.owner
+        state.update(self._set("payer", "owner"))
         if any(self.player_ids):
             state["player_ids"] = list(self.player_ids)
         if self.metadata:
             state["metadata"] = self.metadata
-        if self.created_at is not None:
-            state["created_at"] = self.created_at
-        if self.aborted is not None:
-            state["aborted"] = self.aborted
-        if self.start_at is not None:
-            state["start_at"] = self.start_at
+        state.update(self._set("created_at", "aborted", "start_at"))
         return state
+
+    def _set(self, *names: str) -> dict[str, Any]:
+        """The attributes ``names`` that are set (not None), stored under their names."""
+        values = {name: getattr(self, name) for name in names}
+        return {name: value for name, value in values.items() if value is not None}
 
     @classmethod
     def from_state(cls, game_id: str, version: int, state: dict[str, Any], logged: int = 0) -> Game:

@@ -32,7 +32,7 @@ argument; the slot is the tag's)::
 
 The modules that read and write each kind say what its values hold and when it expires.
 The background queues' keys (``rq:*``, on the job queue's Redis) are rq's own, named by
-rq from the queue names and job ids of service/play/background.py and
+rq from the queue names and job ids of service/play/queues.py and
 service/play/webhooks/queueing.py.
 """
 

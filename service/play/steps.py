@@ -168,7 +168,7 @@ class Step:
     game: Game
     events: list[Event]
     #: The turn deadline of the game before the step, which the step's game replaces
-    #: when it differs (the clock's job for it is then void: service/play/background.py).
+    #: when it differs (the clock's job for it is then void: service/play/queues.py).
     replaced_deadline: float | None = field(default=None, kw_only=True)
 
     @property
@@ -236,22 +236,13 @@ def create(
     levels = tuple(setup.bots) if setup.bots is not None else (None,) * match.players
     open_seats = setup.open_seats
     if all(levels) and not open_seats:
-        most = bot_only_max_target or match.variant.default_target
-        if match.target > most:
-            raise BotMatchTooLongError(match.target, most)
+        _check_bot_match(match, bot_only_max_target)
     if tokens is None:
-        tokens = [
-            None if level or seat in open_seats else new_token()
-            for seat, level in enumerate(levels)
-        ]
+        tokens = _new_tokens(levels, open_seats)
     game_id = game_id or new_game_id()
     code = lobby = host = None
     if open_seats:  # nothing is dealt until every seat is taken
-        assert secret, "a join code is made with the server's secret"
-        code = join_code(secret, game_id)
-        plan = replace(setup, target=match.target, names=None).to_dict()
-        host = next((seat for seat, token in enumerate(tokens) if token is not None), None)
-        lobby = Lobby(plan, tuple(setup.names or ()))
+        lobby, code, host = _lobby(setup, match, game_id, tokens, secret)
         events = []
     game = Game(
         id=game_id,
@@ -279,6 +270,32 @@ def create(
     clock_from = start_at if later and start_at is not None else now
     game = replace(_on_the_clock(game, clock_from), logged=len(events))
     return Creation(game, events, list(tokens), opening, code)
+
+
+def _check_bot_match(match: Match, bot_only_max_target: int) -> None:
+    """A match of computer players only is played to ``bot_only_max_target`` points at
+    most (0: its variant's default target); BotMatchTooLongError if not."""
+    most = bot_only_max_target or match.variant.default_target
+    if match.target > most:
+        raise BotMatchTooLongError(match.target, most)
+
+
+def _new_tokens(levels: Sequence[str | None], open_seats: Sequence[int]) -> list[str | None]:
+    """A new token for each person's seat; none for a computer player's, or an open one."""
+    return [
+        None if level or seat in open_seats else new_token() for seat, level in enumerate(levels)
+    ]
+
+
+def _lobby(
+    setup: Setup, match: Match, game_id: str, tokens: Sequence[str | None], secret: bytes
+) -> tuple[Lobby, str, int | None]:
+    """A game with open seats waits in its lobby: the lobby (the match's plan, the names
+    given), its join code, and its host (the first seat with a token)."""
+    assert secret, "a join code is made with the server's secret"
+    plan = replace(setup, target=match.target, names=None).to_dict()
+    host = next((seat for seat, token in enumerate(tokens) if token is not None), None)
+    return Lobby(plan, tuple(setup.names or ())), join_code(secret, game_id), host
 
 
 def join(

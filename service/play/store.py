@@ -412,7 +412,7 @@ class GameStore:
             raise VersionConflictError(game.id)
         if game.owner is not None:  # its listing indexes live as long as it does
             with client.pipeline(transaction=False) as pipe:  # (those of games over:
-                # refreshed as it enters them, after its commits: background.after_commit)
+                # refreshed as it enters them, after its commits: queues.after_commit)
                 for key in keys.listings(game.owner, game.player_ids):
                     pipe.expire(key, self.ttl)
                 pipe.execute()

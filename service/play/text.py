@@ -1,6 +1,8 @@
 """The rules of the text people type for others to read: display names, and the free
 text a platform sends (a game's metadata values, an abort's reason). No Flask, no
-marshmallow: the API's text fields (service/api/fields.py) call :func:`checked`.
+marshmallow: the command path checks every command's text fields with :func:`checked`
+(service/play/commands/texts.py, as each command's policy names them); the API's text
+fields (service/api/fields.py) state the rules in the spec.
 
 What every kind of text is refused for, in this order:
 
@@ -96,6 +98,9 @@ class TextRefusedError(ValueError):
     def __init__(self, kind: TextKind, rule: str, message: str) -> None:
         super().__init__(f"The {kind.field} {message}")
         self.field = kind.field
+        #: Where the text is in the input, as a validation problem's ``errors`` nest
+        #: it (``("seats", "0", "name")``); empty: not said.
+        self.where: tuple[str, ...] = ()
         #: The rule broken: ``too-long``, ``invisible``, ``unassigned``, ``blank``,
         #: ``stacked-marks`` or ``too-many-characters``.
         self.rule = rule

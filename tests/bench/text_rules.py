@@ -7,9 +7,10 @@ bulk creation and in an import, a joiner's name, a metadata value, an abort's re
 each input of :data:`PATTERNS` (those whose cost grew with the square of their length, and
 the common ones), the text is built at two sizes: as long as the body limit lets it be
 (``MAX_BODY_BYTES``, 64 KiB by default, the body sent as UTF-8), and the field's own bound
-in code points (the longest text whose every rule is read). Each body is loaded through
-its schema as the API loads it (marshmallow's ``load``, the text's checks inside), and
-the CPU time that took is measured (``time.thread_time``, the least of ``--repeat``
+in code points (the longest text whose every rule is read). Each body is loaded as the
+API loads it: through its schema (marshmallow's ``load``), then its text fields checked
+as its command's policy says (service/play/commands/texts.py), and the CPU time that
+took is measured (``time.thread_time``, the least of ``--repeat``
 runs). It prints the costliest inputs first, and the worst::
 
     python -m tests.bench.text_rules [--repeat 5] [--top 15]
@@ -36,7 +37,9 @@ from service.api.resources.games.schemas import (
 from service.api.resources.lobby.schemas import JoinRequestSchema
 from service.api.resources.records.schemas import ImportSeatSchema
 from service.config import SETTINGS
-from service.play.text import ABORT_REASON, DISPLAY_NAME, METADATA_VALUE, TextKind
+from service.play.commands import POLICIES
+from service.play.commands.texts import check_fields
+from service.play.text import ABORT_REASON, DISPLAY_NAME, METADATA_VALUE, TextKind, TextRefusedError
 
 #: The body limit, at its default.
 MAX_BODY_BYTES: int = next(s.default for s in SETTINGS if s.name == "MAX_BODY_BYTES")
@@ -44,12 +47,14 @@ MAX_BODY_BYTES: int = next(s.default for s in SETTINGS if s.name == "MAX_BODY_BY
 
 @dataclass(frozen=True)
 class Field:
-    """A text field of a request body: its schema, the body that holds a text there."""
+    """A text field of a request body: its schema, the body that holds a text there, and
+    the text fields its command's policy checks (service/play/commands/catalogue.py)."""
 
     name: str
     schema: Callable[[], ma.Schema]
     body: Callable[[str], dict[str, Any]]
     kind: TextKind
+    texts: tuple[str, ...]
 
 
 FIELDS = (
@@ -58,24 +63,43 @@ FIELDS = (
         CreateGameSchema,
         lambda text: {"seats": [{"name": text}, {"name": "B"}]},
         DISPLAY_NAME,
+        POLICIES["createGame"].texts,
     ),
     Field(
         "name (bulk)",
         BulkCreateSchema,
         lambda text: {"games": [{"seats": [{"name": text}, {"name": "B"}]}]},
         DISPLAY_NAME,
+        POLICIES["createGames"].texts,
     ),
-    Field("name (join)", JoinRequestSchema, lambda text: {"name": text, "code": "c"}, DISPLAY_NAME),
+    Field(
+        "name (join)",
+        JoinRequestSchema,
+        lambda text: {"name": text, "code": "c"},
+        DISPLAY_NAME,
+        POLICIES["joinGame"].texts,
+    ),
     Field(
         "name (import)",
         ImportSeatSchema,
         lambda text: {"seat": 0, "name": text, "team": 0},
         DISPLAY_NAME,
+        ("name",),  # (one of the import's `seats[].name`)
     ),
     Field(
-        "metadata value", CreateGameSchema, lambda text: {"metadata": {"k": text}}, METADATA_VALUE
+        "metadata value",
+        CreateGameSchema,
+        lambda text: {"metadata": {"k": text}},
+        METADATA_VALUE,
+        POLICIES["createGame"].texts,
     ),
-    Field("abort reason", AbortRequestSchema, lambda text: {"reason": text}, ABORT_REASON),
+    Field(
+        "abort reason",
+        AbortRequestSchema,
+        lambda text: {"reason": text},
+        ABORT_REASON,
+        POLICIES["abortGame"].texts,
+    ),
 )
 
 
@@ -147,9 +171,11 @@ def cost(field: Field, text: str, repeat: int = 3) -> tuple[float, str]:
     for _ in range(repeat):
         started = time.thread_time()
         try:
-            schema.load(body)
+            check_fields(schema.load(body), field.texts)
         except ma.ValidationError as refused:
             said = "refused: " + _first(refused.messages)[:60]
+        except TextRefusedError as refused:
+            said = "refused: " + str(refused)[:60]
         best = min(best, time.thread_time() - started)
     return best, said
 

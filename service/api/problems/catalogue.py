@@ -10,6 +10,7 @@ import math
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import redis
 
@@ -51,7 +52,7 @@ from ...play.text import TextRefusedError
 from ...play.webhooks.addresses import RefusedAddressError
 from ...play.webhooks.store import TooManyEndpointsError
 from ..breaker import StorageUnavailableError
-from .problem_type import Explain, ProblemRow, ProblemType, Said
+from .problem_type import Explain, ProblemRow, ProblemType, Said, invalid
 from .storage import storage_down
 
 log = logging.getLogger("service.api.problems")
@@ -120,8 +121,12 @@ def _start_refused(error: StartRefusedError) -> Said:
 
 
 def _text_refused(error: TextRefusedError) -> Said:
-    where = getattr(error, "where", None) or "_schema"
-    return Said(str(error), members={"errors": {where: [str(error)]}})
+    """A text the command path refused (service/play/commands/texts.py), said as the
+    body's other fields' errors are: nested by where it is."""
+    errors: Any = [str(error)]
+    for step in reversed(error.where or ("_schema",)):
+        errors = {step: errors}
+    return invalid(errors)
 
 
 def _unexpected(error: Exception) -> str:

@@ -13,7 +13,7 @@ from flask import Response
 from werkzeug.exceptions import HTTPException
 
 from .catalogue import explained, row
-from .problem_type import ProblemType
+from .problem_type import ProblemType, invalid
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -97,13 +97,8 @@ def problem_of_http_error(error: HTTPException) -> Problem:
                 errors.update(location_errors)
             else:
                 errors["_schema"] = location_errors
-        fields = ", ".join(sorted(errors)) or "the body"
-        return Problem(
-            422,
-            ProblemType.VALIDATION,
-            f"The request is not valid: check {fields}. Each field's errors are in 'errors'.",
-            errors=errors,
-        )
+        said = invalid(errors)
+        return Problem(422, ProblemType.VALIDATION, said.detail, **said.members)
     if status == 405:
         valid = getattr(error, "valid_methods", None)
         headers = {"Allow": ", ".join(valid or [])} if valid is not None else {}

@@ -61,6 +61,16 @@ class Said:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
+def invalid(errors: Mapping[str, Any]) -> Said:
+    """What a validation problem says of ``errors`` (its fields' messages, nested as
+    marshmallow nests them): which fields to check, and the messages."""
+    fields = ", ".join(sorted(errors)) or "the body"
+    return Said(
+        f"The request is not valid: check {fields}. Each field's errors are in 'errors'.",
+        members={"errors": dict(errors)},
+    )
+
+
 #: What an error that is a problem says (a plain string: its ``detail``); None when this
 #: error is not this problem after all (another row listing its class is).
 Explain = Callable[[Any], "str | Said | None"]

@@ -4,7 +4,7 @@ by one function, :func:`.runner.run`, under the policy its operation declares
 (service/api/commands.py); the background workers run theirs the same way
 (service/play/background.py)."""
 
-from .catalogue import COMMANDS, POLICIES
+from .catalogue import COMMANDS, JOBS, POLICIES
 from .context import Caller, Context, Gate, Outcome, Reply, WebhookRules
 from .policy import COMPUTER_SEATS_RESERVE, Keeping, Policy, Scope, Who
 from .runner import Command, run, spend
@@ -12,6 +12,7 @@ from .runner import Command, run, spend
 __all__ = [
     "COMMANDS",
     "COMPUTER_SEATS_RESERVE",
+    "JOBS",
     "POLICIES",
     "Caller",
     "Command",

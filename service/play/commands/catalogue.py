@@ -1,58 +1,55 @@
 """Every operation of the API and its policy (:class:`~.policy.Policy`), by its
-operationId; and the commands among them, by the same name. The request hook that counts
+operationId, and every command of the background jobs (:data:`JOBS`, which no request
+runs); and the commands among them, by the same name. The request hook that counts
 quotas (service/api/ratelimit.py) reads the policies of the operations that change
 nothing; :func:`.runner.run` applies a command's whole policy. A test walks the spec's
-operations against this table (tests/test_commands.py)."""
+operations and the jobs against this table (tests/test_commands.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..game import Game
-from . import games, webhooks
+from . import games, webhooks, workers
 from .context import Context
 from .policy import Keeping, Policy, Scope, Who
 from .runner import Act, Command
 
-#: The text fields of a creation's body.
+#: The text fields of a creation's body (and of an import's).
 _CREATION_TEXTS = ("seats[].name", "metadata.*")
-_CREATION = Policy(
-    Who.ANYONE,
-    idempotency=Scope.CALLER,
-    keeping=Keeping.CREATION,
-    quotas=("creations",),
-    computer_players=True,
-    texts=_CREATION_TEXTS,
-    key_fields=("metadata", "seats[].player_id"),
-    changes=True,
-)
+#: A command that makes games: it counts them as creations, and their computer players.
+_MAKES_GAMES: dict[str, Any] = {"quotas": ("creations",), "computer_players": True}
+
+
+def _keyed_by_caller(who: Who, keeping: Keeping, texts: tuple[str, ...], **more: Any) -> Policy:
+    """A command whose Idempotency-Key is its caller's: a creation, a join."""
+    return Policy(who, idempotency=Scope.CALLER, keeping=keeping, texts=texts, changes=True, **more)
+
+
+#: The commands of the background jobs (service/play/background.py), which no request
+#: runs: a worker is their caller.
+JOBS: dict[str, Policy] = {
+    # The computer players' job: a computer player's move (or an overdue one).
+    "playDueMove": Policy(Who.WORKER, changes=True),
+    # The clock's job: the move of a person whose time ran out.
+    "playOverdueMove": Policy(Who.WORKER, changes=True),
+}
 
 POLICIES: dict[str, Policy] = {
     # Games: made and changed (commands).
-    "createGame": _CREATION,
-    "createGames": Policy(
-        Who.KEY,
-        idempotency=Scope.CALLER,
-        keeping=Keeping.ROUND,
-        quotas=("creations",),
-        computer_players=True,
-        texts=("games[].seats[].name", "games[].metadata.*"),
-        changes=True,
-    ),
-    "importGame": Policy(
-        Who.KEY,
-        quotas=("creations",),
-        texts=("seats[].name", "metadata.*"),
-        changes=True,
-    ),
-    "rematchGame": Policy(Who.SEAT, quotas=("creations",), computer_players=True, changes=True),
-    "joinGame": Policy(
+    "createGame": _keyed_by_caller(
         Who.ANYONE,
-        idempotency=Scope.CALLER,
-        keeping=Keeping.JOIN_SLOT,
-        texts=("name",),
-        changes=True,
+        Keeping.CREATION,
+        _CREATION_TEXTS,
+        key_fields=("metadata", "seats[].player_id"),
+        **_MAKES_GAMES,
     ),
+    "createGames": _keyed_by_caller(
+        Who.KEY, Keeping.ROUND, ("games[].seats[].name", "games[].metadata.*"), **_MAKES_GAMES
+    ),
+    "importGame": Policy(Who.KEY, quotas=("creations",), texts=_CREATION_TEXTS, changes=True),
+    "rematchGame": Policy(Who.SEAT, changes=True, **_MAKES_GAMES),
+    "joinGame": _keyed_by_caller(Who.ANYONE, Keeping.JOIN_SLOT, ("name",)),
     "rotateJoinCode": Policy(Who.SEAT, changes=True),
     "leaveGame": Policy(Who.SEAT, changes=True),
     "playMove": Policy(Who.SEAT, idempotency=Scope.SEAT, keeping=Keeping.SEAT_SLOT, changes=True),
@@ -93,6 +90,8 @@ POLICIES: dict[str, Policy] = {
     "listWebhookDeliveries": Policy(Who.KEY),
     "getWebhookDelivery": Policy(Who.KEY),
     "retryWebhookDelivery": Policy(Who.KEY, quotas=("redeliveries",), changes=True),
+    # The background jobs' commands.
+    **JOBS,
 }
 
 
@@ -132,5 +131,7 @@ COMMANDS: dict[str, Command] = {
         _command("createWebhook", webhooks.register),
         _command("deleteWebhook", webhooks.remove),
         _command("retryWebhookDelivery", webhooks.redeliver),
+        _command("playDueMove", workers.play_due_move),
+        _command("playOverdueMove", workers.play_overdue_move),
     )
 }

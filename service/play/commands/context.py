@@ -32,6 +32,9 @@ class Caller(Protocol):
     def require_key(self) -> str:
         """The service key's name; raises (a 401) without one."""
 
+    def require_worker(self) -> None:
+        """Raise unless it is a background worker (a computer player or the clock)."""
+
     def seat(self, game: Game, *, required: bool) -> int | None:
         """The seat it is (its token's, or the one its key names); None for a spectator
         where one is allowed; raises where it may not see the game or act for a seat."""
@@ -91,7 +94,8 @@ class Context:
     #: The most points a match of computer players only may be played to (0: its
     #: variant's default target).
     bot_only_max_target: int
-    #: What follows every commit (service/play/effects.py, with the transport's queue).
+    #: What follows every commit (service/play/queues.py's ``after_commit``, with the
+    #: transport's queue; a worker's, once after its slice of moves).
     after_commit: Callable[[Step], None]
     #: How long a game is kept after its last change.
     ttl_seconds: int

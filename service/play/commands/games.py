@@ -12,7 +12,7 @@ import orjson
 
 from ...engine import Card, Rules, Status, parse_cards
 from ...engine.moves import DeclarationKind
-from .. import background, connections, live, records, steps
+from .. import connections, live, queues, records, steps
 from ..game import Game
 from ..steps import BotSettings, Setup, Step
 from ..store import GameNotFoundError, VersionConflictError
@@ -233,10 +233,10 @@ def bots_move(
     ctx: Context, game: Game | None, seat: int | None, body: Any, game_id: str | None
 ) -> Outcome:
     """The moves due now (the computer players', or the one of a person whose time ran
-    out); ``body`` may say ``most`` (a background job's one move at a time)."""
+    out), as many as the request's allowance plays (the background jobs' commands,
+    one move at a time, are :mod:`.workers`')."""
     assert game is not None
-    most = (body or {}).get("most")
-    return Outcome([steps.bots_move(game, ctx.bots, most=most)], seat=seat)
+    return Outcome([steps.bots_move(game, ctx.bots)], seat=seat)
 
 
 def abort(
@@ -266,7 +266,7 @@ def forget(ctx: Context, game: Game) -> None:
     try:
         holders = [live.holder_of(game.id, seat) for seat in (None, *range(len(game.bots)))]
         live.StreamLeases(ctx.store, 0).forget(*holders)
-        background.forget(ctx.queue, game)
+        queues.forget(ctx.queue, game)
     except connections.ERRORS:
         pass
 

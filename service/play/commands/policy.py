@@ -1,9 +1,10 @@
 """What an operation may do, declared once: who may call it, how its Idempotency-Key is
 scoped and where its answer is kept, which quotas and how much of the cost budget it
 spends, which fields of its input are checked as text, and which only a service key may
-send. :mod:`.catalogue` holds one :class:`Policy` per operation of the API; the one
-function that runs a command (:func:`.runner.run`) and the request hook that counts
-quotas read it, and nothing else decides these things.
+send. :mod:`.catalogue` holds one :class:`Policy` per operation of the API and per
+command of the background jobs; the one function that runs a command
+(:func:`.runner.run`) and the request hook that counts quotas read it, and nothing else
+decides these things.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ class Who(StrEnum):
     KEY = "key"
     #: The service key that created the game.
     OWNER = "owner"
+    #: A background worker, its own caller: a computer player, or the clock, acting for
+    #: the seat to play (service/play/background.py); never a request.
+    WORKER = "worker"
 
 
 class Scope(StrEnum):

@@ -1,5 +1,5 @@
 """The one way a game changes: :func:`run` runs every command of the API and of the
-background workers, in the same order every time.
+background workers (service/play/background.py), in the same order every time.
 
 1. its input checked: text fields (service/play/text.py) and the fields only a service
    key may send (:class:`~.policy.Policy`);
@@ -12,7 +12,8 @@ background workers, in the same order every time.
 6. the command acted: pure steps (service/play/steps.py), and its answer made;
 7. the steps committed, each with its kept answer (:func:`commit`), a retry racing its
    own first attempt answered as that attempt was;
-8. what follows each commit (``Context.after_commit``: service/play/effects.py).
+8. what follows each commit (``Context.after_commit``: service/play/queues.py's
+   ``after_commit``, which a worker does once after its slice of moves).
 
 A command writes none of these rules itself: it declares them in its policy
 (:mod:`.catalogue`) and the runner applies them.
@@ -71,12 +72,28 @@ class Command:
     committed: Callable[[Context, Game | None, Outcome], None] | None = None
 
 
-def run(command: Command, ctx: Context, game_id: str | None, data: Any, answer: AnswerOf) -> Reply:
+def no_answer(outcome: Outcome) -> dict[str, Any]:
+    """The answer of a command that answers with its status alone (a worker's)."""
+    return {}
+
+
+def run(
+    command: Command,
+    ctx: Context,
+    game_id: str | None,
+    data: Any,
+    answer: AnswerOf = no_answer,
+    *,
+    loaded: Game | None = None,
+) -> Reply:
     """Run ``command`` for the game ``game_id`` (None: it makes games) with ``data``,
-    its answer's body made by ``answer`` (see the module's docstring)."""
+    its answer's body made by ``answer`` (see the module's docstring). ``loaded`` is the
+    game as its caller just committed it (a worker going on from its own move): it is
+    not read again."""
     policy = command.policy
     check_input(policy, ctx, data)
-    game = ctx.store.load(game_id) if game_id is not None else None
+    assert loaded is None or loaded.id == game_id, "the game loaded is the one to change"
+    game = loaded if loaded is not None else _load(ctx, game_id)
     seat = authorise(policy.who, ctx, game)
     spend(policy, ctx, *command.spends(ctx, game, data))
     request = idempotent_request(command, ctx, seat, data)
@@ -108,9 +125,14 @@ def run(command: Command, ctx: Context, game_id: str | None, data: Any, answer: 
     return reply
 
 
+def _load(ctx: Context, game_id: str | None) -> Game | None:
+    return ctx.store.load(game_id) if game_id is not None else None
+
+
 def check_input(policy: Policy, ctx: Context, data: Any) -> None:
-    """Its text fields are text (service/play/text.py), and the fields only a service
-    key may send are not sent without one."""
+    """Its text fields are text (service/play/text.py: checked here alone, a display
+    name normalised in ``data``), and the fields only a service key may send are not
+    sent without one."""
     if policy.texts and data is not None:
         check_fields(data, policy.texts)
     if policy.key_fields and ctx.caller.key is None:
@@ -121,7 +143,7 @@ def check_input(policy: Policy, ctx: Context, data: Any) -> None:
 
 def _present(data: Any, path: str) -> bool:
     """Whether ``data`` holds a value (not None or empty) at ``path``."""
-    return any(v not in (None, "", {}, []) for _, v in values_at(data, path))
+    return any(v not in (None, "", {}, []) for v in values_at(data, path))
 
 
 def authorise(who: Who, ctx: Context, game: Game | None) -> int | None:
@@ -130,13 +152,15 @@ def authorise(who: Who, ctx: Context, game: Game | None) -> int | None:
     caller = ctx.caller
     if who in (Who.KEY, Who.OWNER):
         caller.require_key()
+    if who is Who.WORKER:
+        caller.require_worker()
     if game is None:
         return None
     if caller.key is not None and game.owner != caller.key:
         raise GameNotFoundError(game.id)
     if who is Who.SEAT:
         return caller.seat(game, required=True)
-    if who is Who.VIEWER:
+    if who in (Who.VIEWER, Who.WORKER):
         return caller.seat(game, required=False)
     return None
 

@@ -11,7 +11,7 @@ follows the events up to ``<n>``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -99,65 +99,72 @@ def messages_of(
         kind = event.get("type")
         status = after[position - start]
         turned = turned or kind in _TURNING
-        message_id = f"{base}{position}"
-        if kind == EventKind.SEAT_JOINED:
-            seat = event["seat"]
-            add(
-                message_id,
-                SEAT_JOINED,
-                {"seat": seat, "name": event["name"], "player_id": game.player_id(seat)},
-            )
-        elif kind == EventKind.SEAT_LEFT:
-            seat = event["seat"]
-            add(message_id, SEAT_LEFT, {"seat": seat, "player_id": game.player_id(seat)})
-        elif kind == EventKind.MATCH_STARTED:
-            teams = [{"seat": s["seat"], "team": s["team"]} for s in event["seats"]]
-            add(
-                message_id,
-                GAME_STARTED,
-                {
-                    "target": event["target"],
-                    "dealer": event["dealer"],
-                    "teams": teams,
-                    "rules": event["rules"],
-                },
-            )
-        elif kind == EventKind.HAND_OVER:
-            score = event["score"]
-            sides = [{k: v for k, v in side.items() if k != "captured"} for side in score["teams"]]
-            add(
-                message_id,
-                HAND_OVER,
-                {"hand": event["hand"], "teams": sides, "scores": score["scores"]},
-            )
-        elif kind == EventKind.MATCH_OVER:
-            add(
-                message_id,
-                GAME_OVER,
-                {
-                    "winner": event["winner"],
-                    "scores": event["scores"],
-                    "reason": event.get("reason"),
-                },
-            )
-        elif kind == EventKind.ABORTED:
-            add(message_id, GAME_ABORTED, {"reason": event.get("reason")})
-    match = game.match
+        told = _TOLD.get(kind)
+        if told is not None:
+            message_type, data = told
+            add(f"{base}{position}", message_type, data(game, event))
     status = str(game.status)
-    if events and turned and match is not None and game.status is Status.PLAYING:
-        turn = match.turn
-        if turn is not None:
-            add(
-                f"{base}{start + len(events) - 1}.turn",
-                TURN_STARTED,
-                {
-                    "seat": turn,
-                    "player_id": game.player_id(turn),
-                    "hand": match.hand_number,
-                    "deadline": None if game.deadline is None else rfc3339(game.deadline),
-                },
-            )
+    turn = _turn(game) if events and turned else None
+    if turn is not None:
+        add(f"{base}{start + len(events) - 1}.turn", TURN_STARTED, turn)
     return found
+
+
+def _turn(game: Game) -> dict[str, Any] | None:
+    """What a turn.started message says of the turn ``game`` is at (None: nobody's)."""
+    match = game.match
+    if match is None or game.status is not Status.PLAYING or match.turn is None:
+        return None
+    return {
+        "seat": match.turn,
+        "player_id": game.player_id(match.turn),
+        "hand": match.hand_number,
+        "deadline": None if game.deadline is None else rfc3339(game.deadline),
+    }
+
+
+def _seat_joined(game: Game, event: Event) -> dict[str, Any]:
+    seat = event["seat"]
+    return {"seat": seat, "name": event["name"], "player_id": game.player_id(seat)}
+
+
+def _seat_left(game: Game, event: Event) -> dict[str, Any]:
+    return {"seat": event["seat"], "player_id": game.player_id(event["seat"])}
+
+
+def _started(game: Game, event: Event) -> dict[str, Any]:
+    teams = [{"seat": s["seat"], "team": s["team"]} for s in event["seats"]]
+    return {
+        "target": event["target"],
+        "dealer": event["dealer"],
+        "teams": teams,
+        "rules": event["rules"],
+    }
+
+
+def _hand_over(game: Game, event: Event) -> dict[str, Any]:
+    score = event["score"]
+    sides = [{k: v for k, v in side.items() if k != "captured"} for side in score["teams"]]
+    return {"hand": event["hand"], "teams": sides, "scores": score["scores"]}
+
+
+def _over(game: Game, event: Event) -> dict[str, Any]:
+    return {"winner": event["winner"], "scores": event["scores"], "reason": event.get("reason")}
+
+
+def _aborted(game: Game, event: Event) -> dict[str, Any]:
+    return {"reason": event.get("reason")}
+
+
+#: The log's events a message tells of: its type, and what it says (besides the game).
+_TOLD: dict[Any, tuple[str, Callable[[Game, Event], dict[str, Any]]]] = {
+    EventKind.SEAT_JOINED: (SEAT_JOINED, _seat_joined),
+    EventKind.SEAT_LEFT: (SEAT_LEFT, _seat_left),
+    EventKind.MATCH_STARTED: (GAME_STARTED, _started),
+    EventKind.HAND_OVER: (HAND_OVER, _hand_over),
+    EventKind.MATCH_OVER: (GAME_OVER, _over),
+    EventKind.ABORTED: (GAME_ABORTED, _aborted),
+}
 
 
 def statuses_after(game: Game, events: Sequence[Event]) -> list[str]:

@@ -26,8 +26,8 @@ from typing import Any
 import redis
 import rq
 
-from ..background import game_store, worker_settings
 from ..budget import Budget
+from ..workers import game_store, worker_settings
 from . import deletion
 from .queueing import HookSettings, span
 from .recording import payer, queue_run, record, wake
