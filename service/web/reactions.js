@@ -2,7 +2,7 @@
 // with POST /v1/games/{id}/reactions and seen by every viewer as the stream's `reaction`
 // events; shown for a moment by the sender's seat.
 
-import { $, h } from './dom.js';
+import { $, fill, h } from './dom.js';
 import { seatName } from './events.js';
 import { t } from './strings.js';
 
@@ -40,4 +40,25 @@ export function showReaction(view, reaction) {
   }
   layer.append(bubble);
   setTimeout(() => bubble.remove(), SHOWN_MS);
+}
+
+/** The reactions opened (the first one focused) or closed (`refocus`: the focus back on
+ * the button that opens them). */
+export function showReactions(open, refocus = false) {
+  const box = $('#reactions');
+  if (box.hidden === !open) return;
+  box.hidden = !open;
+  $('#react').setAttribute('aria-expanded', String(open));
+  if (open) box.querySelector('button')?.focus();
+  else if (refocus) $('#react').focus();
+}
+
+/** The reactions: one button an emote, its glyph shown, its name read. */
+export function fillEmotes() {
+  fill(
+    $('#reactions'),
+    EMOTES.map(([emote, glyph]) =>
+      h('button', { type: 'button', class: 'emote', dataset: { emote, i18nLabel: `emote_${emote}`, i18nTitle: `emote_${emote}` } }, h('span', { 'aria-hidden': 'true' }, glyph)),
+    ),
+  );
 }

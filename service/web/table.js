@@ -10,7 +10,7 @@
 // [cards that made its scopas this hand, as far as the page saw them]), hinted: card | null}.
 
 import { backSvg, cardSvg } from './cards.js';
-import { $, fill, h } from './dom.js';
+import { $, $$, fill, h } from './dom.js';
 import { MATTA, seatName } from './events.js';
 import { cardList, cardName } from './names.js';
 import { sideLabel } from './scores.js';
@@ -361,4 +361,11 @@ function renderDeclare(view, ui) {
   });
   fill(list, rows);
   box.hidden = false;
+}
+
+/** Light up the table cards `cards` (what a move would take). Its own mark: a capture
+ * being shown (`showing`, while a move is animated) is not wiped by it. */
+export function preview(cards) {
+  const taking = new Set(cards);
+  for (const el of $$('#table .card')) el.classList.toggle('preview', taking.has(el.dataset.card));
 }
