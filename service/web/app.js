@@ -7,6 +7,7 @@ import { api } from './api.js';
 import { useWords, wire } from './controls.js';
 import { $ } from './dom.js';
 import { newGame, openGame } from './game.js';
+import { fillSetup } from './lobby.js';
 import { setSound } from './moments.js';
 import { page, showError } from './page.js';
 import { fillEmotes } from './reactions.js';
@@ -28,24 +29,26 @@ async function boot() {
   $('#setup-form').elements.name.value = prefs.name ?? '';
   wire();
   onWords(useWords);
-  try {
-    page.variants = await api.variants();
-  } catch (error) {
-    showError(error);
-  }
-  await useWords();
-
+  // Everything the page starts with, asked for at once: the variants, the page's words and
+  // the cards' names, and the game being played (drawn once the words are here).
+  const variants = api.variants().then((found) => {
+    page.variants = found;
+  }, showError);
+  page.ready = Promise.all([variants, useWords()]).then(() => {
+    fillSetup($('#setup-form').elements, page.variants);
+  });
   const params = new URLSearchParams(location.search);
   const id = params.get('game');
   const code = params.get('code');
   const seat = id ? saved.seatIn(id) : null;
+  const current = saved.currentGame();
+  const kept = current ? saved.seatIn(current) : null;
   if (id && seat) openGame(id, seat);
-  else if (id && code) showJoin(id, code);
+  else if (id && code) showJoin(id, code); // (its form filled once the words are here)
+  else if (kept) openGame(current, kept);
   else {
-    const current = saved.currentGame();
-    const kept = current ? saved.seatIn(current) : null;
-    if (kept) openGame(current, kept);
-    else newGame();
+    await page.ready; // the form, usable: in words, its variants listed
+    newGame();
   }
 }
 

@@ -24,6 +24,7 @@ export async function useWords() {
   // The page still works: a key is then said in English, a card named by its code.
   for (const failed of read.filter((result) => result.status === 'rejected')) showError(failed.reason);
   if (lang !== language()) return; // another language was chosen meanwhile
+  page.speaking = true; // the game may be drawn
   translatePage();
   $('#rules-link').href = `/play/rules?${new URLSearchParams({ lang: language() })}`;
   fillSetup($('#setup-form').elements, page.variants);

@@ -329,7 +329,7 @@ export class FollowedGame {
   }
 
   draw(view = this.view, extra = {}) {
-    if (!view || this.closed) return;
+    if (!view || this.closed || !page.speaking) return; // drawn when the words come
     if (view.status === 'waiting') {
       screen('lobby');
       renderLobby(view, this.seat, this.shareUrl());

@@ -18,6 +18,8 @@ export const page = {
   oneTap: false, // touch: a tap plays at once (else a first tap shows, a second plays)
   pointer: 'mouse', // the kind of pointer of the last press
   keyboard: false, // the last input was a key (not a press): the focus is kept in view
+  speaking: false, // the page's words (and the cards' names) are here: the game is drawn
+  ready: null, // a promise: the words and the variants are here
 };
 export const clock = new Clock($('#clock'));
 

@@ -20,6 +20,7 @@ export async function showJoin(id, code) {
   fill($('#join-game'));
   try {
     const view = await api.invitation(id, code);
+    await page.ready;
     fill($('#join-game'), joinedGame(view));
     fill($('#join-seats'), h('span', {}, t('seatsNow')), h('ul', {}, seatList(view, null)));
   } catch (error) {

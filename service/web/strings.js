@@ -12,6 +12,7 @@ const strings = {}; // lang -> its strings, once loaded
 const listeners = new Set(); // told when words come that were missing
 let current = 'en';
 let fallbackAsked = false;
+const unread = new Set(); // the languages whose file could not be read
 
 /** The language to start in: the saved choice, else the browser's, else English. */
 export function preferredLanguage(saved) {
@@ -37,10 +38,12 @@ export function loadStrings(lang) {
       read.then(
         (words) => {
           strings[lang] = words;
+          unread.delete(lang);
           return words;
         },
         (error) => {
           loaded.delete(lang);
+          unread.add(lang);
           throw error;
         },
       ),
@@ -64,10 +67,11 @@ export function onWords(listener) {
   listeners.add(listener);
 }
 
-/** The English text of `key`: loaded at the first key missing (the page is said again
- * then); meanwhile the key itself. */
+/** The English text of `key`: loaded at the first key missing from the language's file
+ * (or if that file could not be read), the page said again then; meanwhile the key. */
 function fallback(key) {
   if (strings[FALLBACK]) return strings[FALLBACK][key];
+  if (!strings[current] && !unread.has(current)) return undefined; // still on its way
   if (!fallbackAsked) {
     fallbackAsked = true;
     loadStrings(FALLBACK).then(
