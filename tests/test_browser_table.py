@@ -700,3 +700,92 @@ def test_a_cold_load_and_a_reload_on_a_slow_network(
     assert ann.cards("#hand") == hand
     print(f"a mid-hand reload at 400 kbit/s, 400 ms: playable in {playable_after:.0f} ms")
     assert playable_after < 2400, f"playable {playable_after:.0f} ms after the reload"
+
+
+# -- 10. offline -----------------------------------------------------------------------------------
+
+
+def tap_without_waiting(person: Person, card: str) -> None:
+    """Tap ``card`` twice (select, then play), its first capture if it asks: no wait for
+    the move to land."""
+    person.page.tap(f"#hand [data-card='{card}']")
+    person.page.wait_for_selector(f"#hand [data-card='{card}'].armed")
+    person.page.tap(f"#hand [data-card='{card}']")
+    if person.page.is_visible("#choices"):
+        person.page.tap("#choice-list .choice >> nth=0")
+
+
+def check_pending_then_sent(
+    person: Person, service: LiveService, card: str, back: Callable[[], None]
+) -> None:
+    """``card`` was tapped while its request cannot go: it shows as pending (marked in the
+    hand, the turn line saying it will be sent), stays so, and is sent once ``back()``
+    gives the network back: in the game's log, out of the hand."""
+    game_id, token, _ = person.seat()
+    english = names(service, "en")
+    person.page.wait_for_selector(f"#hand [data-card='{card}'].pending")
+    turn = person.page.inner_text("#turn")
+    assert turn == f"Will be sent: {english[card]}", turn
+    assert person.page.get_attribute("#game", "data-pending") == card
+    time.sleep(1.5)  # (its retries fail meanwhile: still pending, nothing played)
+    assert person.page.is_visible(f"#hand [data-card='{card}'].pending")
+    assert card in api_view(service, game_id, token)["hand"]
+    back()
+    person.page.wait_for_function(
+        "(card) => !document.querySelector(`#hand [data-card='${card}']`)", arg=card, timeout=15_000
+    )
+    assert card not in api_view(service, game_id, token)["hand"]
+    log = requests.get(f"{service.url}/v1/games/{game_id}/events", timeout=10).json()["events"]
+    assert [e for e in log if e["type"] == "move" and e["seat"] == 0][-1]["card"] == card
+    assert person.page.get_attribute("#game", "data-pending") == ""
+
+
+def test_a_card_played_offline_is_pending_then_sent(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Ann's move cannot go (its request fails, then the phone is offline): the card she
+    tapped shows as pending ("Will be sent: ...", marked in her hand) rather than left
+    there with a blank turn line, and is sent when the network is back; offline, a banner
+    across the page says so, not only the badge (issue 36, item 10)."""
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.allowed = re.compile(r"ERR_INTERNET_DISCONNECTED|ERR_FAILED|ERR_NETWORK_CHANGED")
+    failing = {"moves": False}
+
+    def moves(route: Any) -> None:
+        if failing["moves"] and route.request.method == "POST":
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    ann.context.route(re.compile(r"/v1/games/[^/]+/moves$"), moves)
+    ann.open()
+    ann.start(level="random", target=11)
+    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
+
+    # The moves' request fails (the network lost on the way): pending, then sent.
+    failing["moves"] = True
+    card = playable(ann)[0]
+    tap_without_waiting(ann, card)
+    check_pending_then_sent(ann, live_service, card, lambda: failing.update(moves=False))
+
+    # Offline: a banner says so across the page; a card tapped waits, and goes when
+    # the phone is online again.
+    while wait_turn_or_sheet(ann) == "sheet":
+        ann.page.tap("#close-scores")
+    ann.context.set_offline(True)
+    ann.page.wait_for_selector("#offline-banner:not([hidden])")
+    banner = ann.page.eval_on_selector(
+        "#offline-banner",
+        """(el) => { const r = el.getBoundingClientRect();
+            return {width: r.width, height: r.height, top: r.top,
+                    size: parseFloat(getComputedStyle(el).fontSize), text: el.textContent}; }""",
+    )
+    assert banner["size"] >= 16 and banner["width"] >= 300 and banner["height"] >= 30, banner
+    assert 0 <= banner["top"] < PORTRAIT["height"] / 2, banner
+    assert "offline" in banner["text"], banner
+    card = playable(ann)[0]
+    tap_without_waiting(ann, card)
+    ann.screenshot("offline-pending")
+    check_axe(ann, "offline, a card pending")
+    check_pending_then_sent(ann, live_service, card, lambda: ann.context.set_offline(False))
+    ann.page.wait_for_selector("#offline-banner", state="hidden")

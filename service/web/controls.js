@@ -216,11 +216,18 @@ export function wire() {
     menu.open = false;
   });
 
-  network.listeners.add(() => showMode());
+  network.listeners.add(() => {
+    showMode();
+    page.game?.refresh(); // a card waiting to be sent says so
+  });
   window.addEventListener('online', () => {
     network.wake();
     showMode();
+    page.game?.refresh();
   });
-  window.addEventListener('offline', () => showMode());
+  window.addEventListener('offline', () => {
+    showMode();
+    page.game?.refresh();
+  });
   window.addEventListener('resize', () => fitCards());
 }

@@ -3,7 +3,7 @@
 // does in it is game.js's.
 
 import { animateMove, animateRemainder, moving } from './animate.js';
-import { ApiError, Cancelled, api, gone } from './api.js';
+import { ApiError, Cancelled, api, gone, network } from './api.js';
 import { $, fill } from './dom.js';
 import { applyEvent, describe, seatName } from './events.js';
 import { fitCards } from './fit.js';
@@ -345,6 +345,9 @@ export class FollowedGame {
       armed: this.armed,
       hinted: this.hinted,
       sending: this.sending,
+      pending: this.sending ? this.pending : null,
+      // Its request waits to be sent again (offline, or a failure that may pass).
+      held: navigator.onLine === false || network.failing > 0,
       scopaCards: this.scopaCards,
       recent: this.recent,
       ...extra,
@@ -354,6 +357,7 @@ export class FollowedGame {
     game.dataset.status = view.status;
     game.dataset.seq = this.seq ?? '';
     game.dataset.players = view.seats.length;
+    game.dataset.pending = (this.sending && this.pending) || '';
     game.dataset.ready = String(Boolean(this.legal && !this.busy && !this.sending && !extra.hidden));
     const waiting = this.notStarted();
     if (waiting) fill($('#turn'), startText(this.startsAt()));

@@ -57,6 +57,7 @@ class Game extends FollowedGame {
     const seq = this.seq;
     this.busy = true;
     this.sending = true; // not "your turn" while the card is on its way
+    this.pending = card; // shown as such until its move comes (sent when the network is back)
     this.armed = null;
     this.refresh();
     try {

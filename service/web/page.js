@@ -70,6 +70,7 @@ export function showMode(mode = page.mode) {
   if (!page.game || !mode) {
     delete el.dataset.mode;
     fill(el);
+    $('#offline-banner').hidden = true;
     return;
   }
   let shown = mode;
@@ -80,6 +81,9 @@ export function showMode(mode = page.mode) {
   }
   el.dataset.mode = shown;
   fill(el, { live: t('live'), polling: t('polling'), reconnecting: t('reconnecting') }[shown] ?? t('offline'));
+  const banner = $('#offline-banner');
+  banner.hidden = shown !== 'offline';
+  fill(banner, banner.hidden ? null : t('offlineBanner'));
 }
 
 /** The status line says nothing (the game it told of is closed). */
