@@ -789,3 +789,82 @@ def test_a_card_played_offline_is_pending_then_sent(
     check_axe(ann, "offline, a card pending")
     check_pending_then_sent(ann, live_service, card, lambda: ann.context.set_offline(False))
     ann.page.wait_for_selector("#offline-banner", state="hidden")
+
+
+# -- 11. emotes ----------------------------------------------------------------------------------
+
+BUBBLE_CLEAR = """(seat) => {
+  const bubble = document.querySelector(`.bubble[data-seat="${seat}"]`);
+  const name = document.querySelector(`.seat[data-seat="${seat}"] .seat-name .name`);
+  const b = bubble.getBoundingClientRect(), n = name.getBoundingClientRect();
+  const across = Math.max(0, Math.min(b.right, n.right) - Math.max(b.left, n.left));
+  const down = Math.max(0, Math.min(b.bottom, n.bottom) - Math.max(b.top, n.top));
+  const drawn = bubble.querySelector('svg').getBoundingClientRect();
+  return {overlap: across * down, inside: b.left >= 0 && b.top >= 0
+    && b.right <= innerWidth && b.bottom <= innerHeight, drawn: drawn.width};
+}"""
+
+
+def test_emotes_drawn_behind_one_button_their_bubble_off_the_names(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """On a phone: one button opens the emotes (no row of them kept on the screen); each
+    is drawn as SVG (no emoji font needed: no text in the buttons); a reaction, Ann's or
+    Bruno's, shows by the seat that sent it without covering its name (issue 36, item
+    11)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={"seats": [{"name": "Ann"}, {"name": "Bruno"}], "first_dealer": 1, "target": 11},
+        timeout=10,
+    ).json()
+    game_id = created["id"]
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.hold(game_id, created["seats"][0]["token"])
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    assert ann.page.is_visible("#react") and ann.page.is_hidden("#reactions")
+    assert (
+        ann.page.eval_on_selector_all(
+            ".emote", "els => els.filter((e) => e.checkVisibility()).length"
+        )
+        == 0
+    )
+    ann.page.tap("#react")
+    emotes = ann.page.eval_on_selector_all(
+        "#reactions .emote",
+        """els => els.map((e) => ({emote: e.dataset.emote, text: e.textContent.trim(),
+            name: e.getAttribute('aria-label'), shapes: e.querySelectorAll('svg *').length,
+            width: e.querySelector('svg').getBoundingClientRect().width,
+            box: [e.getBoundingClientRect().width, e.getBoundingClientRect().height]}))""",
+    )
+    assert [e["emote"] for e in emotes] == [
+        "applause",
+        "laugh",
+        "wow",
+        "oops",
+        "thinking",
+        "sad",
+        "hurry",
+        "gg",
+    ]
+    for emote in emotes:
+        assert emote["text"] == "" and emote["shapes"] >= 1 and emote["width"] >= 20, emote
+        assert emote["name"] and min(emote["box"]) >= 44, emote
+    check_axe(ann, "the emotes open on a phone")
+    ann.page.tap("#reactions [data-emote=gg]")
+    assert ann.page.is_hidden("#reactions")
+    ann.page.wait_for_selector(".bubble[data-seat='0'][data-emote=gg]")
+    mine = ann.page.evaluate(BUBBLE_CLEAR, 0)
+    assert mine == {"overlap": 0, "inside": True, "drawn": mine["drawn"]} and mine["drawn"] >= 20
+    bruno = {"Authorization": f"Bearer {created['seats'][1]['token']}"}
+    sent = requests.post(
+        f"{live_service.url}/v1/games/{game_id}/reactions",
+        json={"emote": "laugh"},
+        headers=bruno,
+        timeout=10,
+    )
+    assert sent.ok, sent.text
+    ann.page.wait_for_selector(".bubble[data-seat='1'][data-emote=laugh]")
+    his = ann.page.evaluate(BUBBLE_CLEAR, 1)
+    assert his["overlap"] == 0 and his["inside"], his
+    assert "Bruno" in ann.page.inner_text(".bubble[data-seat='1']")
+    ann.screenshot("emote-bubbles")
