@@ -38,7 +38,9 @@ def test_the_page_references_only_versioned_files(client: FlaskClient) -> None:
     html = page.get_data(as_text=True)
     references = re.findall(r'(?:src|href)="([^"]+)"', html)
     named = [ref for ref in references if ref.split("/")[-1] in ASSETS]
-    assert {"app.js", "style.css"} <= {ref.split("/")[-1] for ref in named}
+    assert {"app.js", "page.css", "game.css", "sheet.css", "screen.css"} <= {
+        ref.split("/")[-1] for ref in named
+    }
     for ref in named:
         assert ref == f"{PREFIX}{VERSION}/{ref.split('/')[-1]}", ref
     again = client.get("/play", headers={"If-None-Match": page.headers["ETag"]})
@@ -48,7 +50,7 @@ def test_the_page_references_only_versioned_files(client: FlaskClient) -> None:
 def test_a_versioned_file_is_kept_a_year_and_an_old_url_revalidated(
     client: FlaskClient,
 ) -> None:
-    for name in ("app.js", "style.css", "icon.svg"):
+    for name in ("app.js", "page.css", "icon.svg", "locales/it.json"):
         kept = client.get(f"{PREFIX}{VERSION}/{name}")
         assert kept.status_code == 200, name
         assert kept.headers["Cache-Control"] == IMMUTABLE == "public, max-age=31536000, immutable"
@@ -74,9 +76,15 @@ def test_the_version_changes_with_any_file() -> None:
     assert content_hash({"app.js": files["app.js"], "style.cs": b"s" + files["style.css"]}) != (
         version
     )  # (names and contents do not run into each other)
+    web = play_page.WEB
+    files = [*web.iterdir(), *(web / "locales").iterdir()]
     assert play_page.VERSION == content_hash(
-        {p.name: p.read_bytes() for p in play_page.WEB.iterdir() if p.suffix in play_page.TYPES}
-    )
+        {
+            p.relative_to(web).as_posix(): p.read_bytes()
+            for p in files
+            if p.suffix in play_page.TYPES
+        }
+    )  # (the page's words, locales/<lang>.json, included)
 
 
 def test_references_are_rewritten_only_for_the_pages_own_files() -> None:
@@ -98,7 +106,7 @@ def test_the_page_its_files_and_the_api_answer_compressed(table: Table, coding: 
     client = table.client
     table.create(seed=3)
     asked = {"Accept-Encoding": f"{coding}, identity;q=0.5"}
-    urls = ["/play", f"{PREFIX}{VERSION}/app.js", "/play/style.css", "/openapi.json"]
+    urls = ["/play", f"{PREFIX}{VERSION}/app.js", "/play/screen.css", "/openapi.json"]
     for url in urls:
         plain, packed = client.get(url), client.get(url, headers=asked)
         assert packed.headers["Content-Encoding"] == coding, url
@@ -156,3 +164,36 @@ def test_compression_can_be_turned_off(redis_url: str, make_app: Callable[..., F
     client = make_app(REDIS_URL=redis_url, COMPRESSION="off").test_client()
     answer = client.get("/openapi.json", headers={"Accept-Encoding": "br, gzip"})
     assert answer.status_code == 200 and "Content-Encoding" not in answer.headers
+
+
+# -- the page's words ------------------------------------------------------------------------
+
+LOCALES = play_page.WEB / "locales"
+
+
+def test_every_language_says_what_english_says() -> None:
+    """One file of words a language (service/web/locales/<lang>.json, the languages of
+    strings.js's LANGUAGES): each has English's keys, no more; a plural text the forms
+    its language needs (one, other); and each text the placeholders English's has."""
+    english = json.loads((LOCALES / "en.json").read_text())
+    languages = re.search(r"LANGUAGES = \[([^\]]*)\]", (play_page.WEB / "strings.js").read_text())
+    assert languages is not None
+    langs = re.findall(r"'(\w+)'", languages.group(1))
+    assert (
+        sorted(p.stem for p in LOCALES.glob("*.json")) == sorted(langs) == ["en", "es", "it", "pt"]
+    )
+
+    def placeholders(text: str | dict[str, str]) -> set[str]:
+        texts = text.values() if isinstance(text, dict) else [text]
+        return {name for one in texts for name in re.findall(r"\{(\w+)\}", one)}
+
+    for lang in langs:
+        words = json.loads((LOCALES / f"{lang}.json").read_text())
+        assert list(words) == list(english), lang  # the same keys, in the same order
+        for key, text in words.items():
+            assert isinstance(text, type(english[key])), (lang, key)
+            if isinstance(text, dict):
+                assert {"one", "other"} <= set(text), (lang, key)
+            assert placeholders(text) <= placeholders(english[key]) | {"n"}, (lang, key)
+        assert f"locales/{lang}.json" in ASSETS
+        assert ASSETS[f"locales/{lang}.json"].mimetype == "application/json"

@@ -10,7 +10,8 @@ service/web/: a browser keeps them a year without asking again (``immutable``), 
 deploy that changes any file changes every URL, so that old and new modules never mix.
 The page's references to its files (``src``/``href`` naming one, ``app.js`` or
 ``/play/app.js``) are rewritten to that prefix when the app starts; the modules import
-each other by relative paths, which resolve under the same prefix. The old
+each other, and read the page's words (``locales/<lang>.json``, one file a language), by
+relative paths, which resolve under the same prefix. The old
 ``/play/<name>`` URLs, and a prefix with another hash (a page loaded before a deploy),
 still answer the current file, revalidated (``no-cache``) instead of kept.
 
@@ -41,7 +42,11 @@ TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",
     ".svg": "image/svg+xml",
+    ".json": "application/json",
 }
+#: The folders of service/web/ whose files are the page's too, served as
+#: ``<folder>/<name>``: the page's words, one file a language.
+FOLDERS = ("locales",)
 POLICY = "; ".join(
     [
         "default-src 'self'",
@@ -108,7 +113,12 @@ def versioned(html: bytes, names: set[str], version: str) -> bytes:
 def _read(web: Path) -> tuple[dict[str, Asset], Asset, str]:
     """The files of ``web`` (but the page), the page with its references versioned, and
     the version."""
-    contents = {p.name: p.read_bytes() for p in sorted(web.iterdir()) if p.suffix in TYPES}
+    contents = {
+        path.relative_to(web).as_posix(): path.read_bytes()
+        for folder in (web, *(web / name for name in FOLDERS))
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.suffix in TYPES
+    }
     version = content_hash(contents)
     assets = {
         name: Asset.of(body, Path(name).suffix) for name, body in contents.items() if name != PAGE
@@ -117,8 +127,9 @@ def _read(web: Path) -> tuple[dict[str, Asset], Asset, str]:
     return assets, page, version
 
 
-#: The files served, by name: what service/web/ holds, fixed when the app starts (a name
-#: not listed, a path included, is a 404); the page; and their version.
+#: The files served, by name: what service/web/ holds (and its FOLDERS' files, named
+#: ``<folder>/<name>``), fixed when the app starts (a name not listed is a 404); the
+#: page; and their version.
 ASSETS, INDEX, VERSION = _read(WEB)
 
 blp = Blueprint("play_page", __name__)
@@ -147,12 +158,12 @@ def page() -> Response:
     return _serve(INDEX, REVALIDATED, PAGE)
 
 
-@blp.get("/play/<name>")
+@blp.get("/play/<path:name>")
 def asset(name: str) -> Response:
     return _serve(_asset(name), REVALIDATED, name)
 
 
-@blp.get("/play/v/<version>/<name>")
+@blp.get("/play/v/<version>/<path:name>")
 def versioned_asset(version: str, name: str) -> Response:
     found = _asset(name)
     if version != VERSION:  # a page of another deploy: this one's file, not kept

@@ -2,7 +2,7 @@
 // the height, then the table's from the room the rest of the screen leaves it (the table
 // area takes what is left, CSS grid's 1fr), for as many cards as lie there.
 //
-// The hand wraps (style.css): nine or ten cards (Scopone) lie in two rows, each card
+// The hand wraps (screen.css): nine or ten cards (Scopone) lie in two rows, each card
 // whole and inside the screen. The moves since yours (under the table, or above your
 // hand on a phone held sideways) take what room they need at the size sized here. Whatever it sizes, the page must neither scroll down nor
 // sideways: cards are made smaller until it does not.

@@ -6,11 +6,12 @@
 // selected: card | null, showing: [cards] | null (a capture being looked at),
 // hidden: Set(cards not drawn yet: a card in flight), dealt: Set(cards just dealt),
 // armed: card | null (touch: tapped once, shown with what it takes, a second tap plays it),
-// sending: bool (our card is on its way: not "your turn" any more), scopaCards: Map(seat ->
+// sending: bool (our card is on its way: not "your turn" any more), pending: card | null
+// (that card, marked in the hand), held: bool (its request waits for the network), scopaCards: Map(seat ->
 // [cards that made its scopas this hand, as far as the page saw them]), hinted: card | null}.
 
 import { backSvg, cardSvg } from './cards.js';
-import { $, fill, h } from './dom.js';
+import { $, $$, fill, h } from './dom.js';
 import { MATTA, seatName } from './events.js';
 import { cardList, cardName } from './names.js';
 import { sideLabel } from './scores.js';
@@ -164,7 +165,10 @@ function renderTurn(view, ui) {
   const el = $('#turn');
   const mine = view.turn === view.you && view.status === 'playing' && !ui.sending;
   el.classList.toggle('mine', mine);
-  if (view.status !== 'playing' || view.turn === null || (view.turn === view.you && !mine)) fill(el);
+  const pending = ui.pending && view.turn === view.you && view.status === 'playing';
+  el.classList.toggle('pending', Boolean(pending));
+  if (pending) fill(el, t(ui.held ? 'pending' : 'sendingCard', { card: cardName(ui.pending) }));
+  else if (view.status !== 'playing' || view.turn === null || (view.turn === view.you && !mine)) fill(el);
   else if (ui.armed && mine) fill(el, t('tapAgain', { card: cardName(ui.armed) }));
   else if (mine) fill(el, t('yourTurn'));
   else fill(el, t('turnOf', { name: seatName(view, view.turn) }));
@@ -251,6 +255,7 @@ function renderHand(view, ui) {
     if (ui.dealt?.has(code)) classes.push('dealt');
     if (playable && ui.armed === code) classes.push('armed');
     if (playable && ui.hinted === code) classes.push('hinted');
+    if (ui.pending === code) classes.push('pending'); // on its way, or waiting to be sent
     return h(
       'button',
       {
@@ -361,4 +366,11 @@ function renderDeclare(view, ui) {
   });
   fill(list, rows);
   box.hidden = false;
+}
+
+/** Light up the table cards `cards` (what a move would take). Its own mark: a capture
+ * being shown (`showing`, while a move is animated) is not wiped by it. */
+export function preview(cards) {
+  const taking = new Set(cards);
+  for (const el of $$('#table .card')) el.classList.toggle('preview', taking.has(el.dataset.card));
 }
