@@ -15,7 +15,10 @@ from flask import Flask
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from service.play.keys import webhook_deliveries
+from service.play.webhooks.deletion import emptied
 from service.play.webhooks.events import EVENT_TYPES
+from service.play.webhooks.store import WebhookStore
 from tests.live import free_port
 from tests.test_webhooks import ACME, wait_for
 
@@ -104,3 +107,33 @@ def test_a_game_aborted_then_deleted_at_once_has_every_event_delivered_then_noth
         assert all(d["payload"]["data"] == {"game": {"id": game_id}} for d in shown)
     good.clear()
     good.stop()
+
+
+def test_an_attempt_that_ends_after_the_sweep_keeps_the_delivery_emptied(redis_url: str) -> None:
+    """An attempt still running when its deleted game's drain ran out (a slow receiver)
+    settles after the sweep emptied the delivery: the log keeps the emptied delivery,
+    not the names its attempt carried (docs/platforms.md, "A deleted game's deliveries")."""
+    owner, endpoint_id, game_id = "acme", "ep_1", "g_1"
+    message_id = f"msg_{game_id}.1.turn"
+    body = {"id": message_id, "type": "turn.started", "timestamp": "t", "data": {"name": "Ana"}}
+    sent = {
+        "id": message_id,
+        "game": game_id,
+        "type": "turn.started",
+        "body": orjson.dumps(body).decode(),
+        "status": "pending",
+        "next_attempt_at": None,
+        "attempts": [],
+    }
+    with redis.Redis.from_url(redis_url) as connection:
+        hooks = WebhookStore(connection, 3600)
+        key = webhook_deliveries(owner, endpoint_id)
+        connection.hset(key, message_id, orjson.dumps(sent))
+        hooks.settle(owner, endpoint_id, sent | {"status": "failed"}, leaves=False)
+        assert hooks.delivery(owner, endpoint_id, message_id)["status"] == "failed"
+        hooks.rewrite_deliveries(owner, endpoint_id, f"msg_{game_id}.*", emptied)
+        late = sent | {"status": "succeeded", "attempts": [{"answer": "Ana's seat"}]}
+        hooks.settle(owner, endpoint_id, late, leaves=True)
+        kept = connection.hget(key, message_id)
+    assert kept is not None and b"Ana" not in kept
+    assert orjson.loads(kept)["game_deleted"] is True

@@ -188,10 +188,13 @@ return result
 #: when the queue's head is due next (ms), ARGV[8] "1" if that holds whether or not the
 #: delivery left the head (an attempt of the run's; a redelivery's moves it only if so).
 #: Stores the delivery (if it still exists: a log that dropped it, or an endpoint
-#: deleted, keeps it gone); takes it off the head of the queue; the queue is due at
-#: ARGV[7], or no more if empty; returns how many wait.
+#: deleted, keeps it gone; and unless its game's deletion emptied it meanwhile: an
+#: attempt that ran past the drain does not write back what it said of the players);
+#: takes it off the head of the queue; the queue is due at ARGV[7], or no more if empty;
+#: returns how many wait.
 _SETTLE = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+if stored and not string.find(stored, '"game_deleted":true', 1, true) then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
   redis.call('EXPIRE', KEYS[1], ARGV[6])
 end
