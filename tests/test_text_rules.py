@@ -24,7 +24,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.resources.games.schemas import CreateGameSchema, JoinRequestSchema
+from service.api.resources.games.schemas import CreateGameSchema
+from service.api.resources.lobby.schemas import JoinRequestSchema
 from service.play import records
 from service.play.commands import POLICIES
 from service.play.commands.texts import check_fields

@@ -86,7 +86,7 @@ LAYERS: tuple[tuple[str, tuple[tuple[str, str | None, str], ...]], ...] = (
     ),
     (
         "after the commit (metrics, queues)",
-        (("service.play.background", None, "after_commit"),),
+        (("service.play.queues", None, "after_commit"),),
     ),
 )
 #: The app's hooks (Flask's ``before_request_funcs`` and the like, by function name),
