@@ -176,6 +176,33 @@ def seat_of_key(secret: str, seat: int) -> dict[str, str]:
 
 
 class TestActingForSeats:
+    def test_a_key_reads_and_plays_the_last_seat_of_a_six_player_game(
+        self, keyed: Callable[..., FlaskClient]
+    ) -> None:
+        """Seats 4 and 5 of a 6-player match are named like the others (the spec's
+        ``as_seat`` and ``X-Seat`` go up to 5)."""
+        client = keyed()
+        game = create(client, seats=[{"name": f"P{i}"} for i in range(6)])
+        url = f"/v1/games/{game['id']}"
+        view = client.get(f"{url}?as_seat=5", headers=key(ACME))
+        assert view.status_code == 200, view.get_json()
+        assert view.get_json()["you"] == 5 and view.get_json()["hand"]
+        events = client.get(f"{url}/events?as_seat=5", headers=key(ACME))
+        assert events.status_code == 200, events.get_json()
+        deal = next(e for e in events.get_json()["events"] if e["type"] == "deal")
+        assert deal["cards"] == view.get_json()["hand"]
+        turn = view.get_json()["turn"]
+        moves = client.get(f"{url}/legal-moves?as_seat={turn}", headers=key(ACME)).get_json()
+        move = moves["moves"][0]
+        played = client.post(
+            f"{url}/moves",
+            json={"card": move["card"], "capture": move["capture"]},
+            headers=seat_of_key(ACME, turn),
+        )
+        assert played.status_code == 200, played.get_json()
+        too_far = client.get(f"{url}?as_seat=6", headers=key(ACME))
+        assert too_far.status_code == 422
+
     def test_a_key_reads_and_plays_every_seat_of_its_game(
         self, keyed: Callable[..., FlaskClient]
     ) -> None:

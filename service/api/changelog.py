@@ -7,6 +7,17 @@ from __future__ import annotations
 #: (version, what changed for clients), newest first.
 CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
+        "1.1.1",
+        (
+            "`as_seat` and `X-Seat` name seats 0 to 5: a service key reads and plays the "
+            "last two seats of a 6-player match (the spec allowed 0 to 3, and the "
+            "event log's and hints' `as_seat` refused 4 and 5).",
+            "A body with a name, metadata value or abort reason that breaks its rules and "
+            "another invalid field: the 422's `errors` names the other field; the text "
+            "field is named once the rest is valid.",
+        ),
+    ),
+    (
         "1.1.0",
         (
             "An `Idempotency-Key` of `createGame` and `joinGame` is the caller's own: a "

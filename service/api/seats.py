@@ -14,6 +14,7 @@ from __future__ import annotations
 from flask import request
 from marshmallow import fields, validate
 
+from ..engine.variants import VARIANTS
 from ..play import Game, GameNotFoundError, UnauthorizedError
 from .bearer import parse_bearer
 from .problems import Problem, ProblemType
@@ -45,8 +46,9 @@ _X_SEAT_DOC = (
     "For a service key, on a game it created: the seat (from 0) to act for, as that "
     "seat's token would. Required with a key; not with a seat's token."
 )
-#: The seats a service key may name (as the spec has always said).
-FIRST_SEAT, LAST_SEAT = 0, 3
+#: The seats a service key may name: those of the largest table any variant seats.
+FIRST_SEAT = 0
+LAST_SEAT = max(count for variant in VARIANTS.values() for count in variant.player_counts) - 1
 
 
 def _seat_parameter(location: str, name: str, description: str) -> dict[str, object]:
