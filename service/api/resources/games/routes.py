@@ -15,7 +15,7 @@ from ....play.commands import Outcome
 from ...blueprint import Blueprint
 from ...commands import execute, game_headers, no_body
 from ...context import store
-from ...game_views import LOCATION, NOT_FOUND
+from ...game_views import LOCATION, seat_operation
 from ...game_views.answers import created_headers, utc, view_of
 from ...game_views.schemas import GameViewSchema
 from ...headers import (
@@ -29,7 +29,7 @@ from ...headers import (
     unchanged,
 )
 from ...problems import STORE_ERRORS, etag
-from ...seats import AS_SEAT, BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_NAMED, seat_of
+from ...seats import AS_SEAT, OPTIONAL_SEAT_AUTH, seat_of
 from ...service_keys import key_operation
 from . import answers, listing
 from .schemas import (
@@ -99,9 +99,10 @@ def _created(outcome: Outcome) -> dict[str, Any]:
 @blp.route("/<string:game_id>")
 class GameItem(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG)
-    @blp.documents(
+    @seat_operation(
+        blp,
         "getGame",
-        {**BAD_TOKEN, **SEAT_NAMED, **NOT_FOUND, **STORE_ERRORS},
+        {},
         security=OPTIONAL_SEAT_AUTH,
         parameters=[AS_SEAT, IF_NONE_MATCH],
         responses=NOT_MODIFIED,
