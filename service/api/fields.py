@@ -145,8 +145,11 @@ class StrictInteger(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
-def Integer(**kwargs: Any) -> fields.Integer:  # noqa: N802
-    """An integer that must be a JSON integer: no 2.5, no "12", no true."""
+def Integer(description: str | None = None, **kwargs: Any) -> fields.Integer:  # noqa: N802
+    """An integer that must be a JSON integer: no 2.5, no "12", no true; the spec
+    describes it with ``description``, if given."""
+    if description is not None:
+        kwargs["metadata"] = {"description": description}
     return StrictInteger(strict=True, **kwargs)
 
 
@@ -159,7 +162,11 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
+def Boolean(description: str | None = None, **kwargs: Any) -> fields.Boolean:  # noqa: N802
+    """A boolean that must be a JSON true or false; the spec describes it with
+    ``description``, if given."""
+    if description is not None:
+        kwargs["metadata"] = {"description": description}
     return StrictBoolean(**kwargs)
 
 

@@ -162,7 +162,7 @@ class CreatedSeatSchema(ResponseSchema):
     seat = Integer()
     name = String("Null for an open seat.", allow_none=True)
     team = Integer()
-    open = Boolean(metadata={"description": "Open for someone to join with the join code."})
+    open = Boolean("Open for someone to join with the join code.")
     bot = BotLevel(
         allow_none=True,
         metadata={"description": "The computer player's level, or null for a person."},

@@ -27,7 +27,7 @@ from ...seats import AsSeat
 
 
 class HintSchema(ResponseSchema):
-    seat = Integer(metadata={"description": "The seat the hint is for."})
+    seat = Integer("The seat the hint is for.")
     declaration = fields.Nested(
         LegalDeclarationSchema,
         allow_none=True,
@@ -247,7 +247,7 @@ class MoveAnalysisSchema(ResponseSchema):
         "difference of (0 when exact; null with a single world).",
         allow_none=True,
     )
-    worlds = Integer(metadata={"description": "The worlds this move was played in."})
+    worlds = Integer("The worlds this move was played in.")
     points = fields.Nested(
         ExpectedPointsSchema,
         allow_none=True,
@@ -267,7 +267,7 @@ class MoveAnalysisSchema(ResponseSchema):
 class MoveAnalysesSchema(ResponseSchema):
     """Every legal move of the seat to play, with the expert's estimate, best first."""
 
-    seat = Integer(metadata={"description": "The seat the analysis is for."})
+    seat = Integer("The seat the analysis is for.")
     method = String(
         "`sampled`: cards are hidden from you, and every move was "
         "played in the same random deals of them, each hand finished by the greedy "

@@ -29,7 +29,7 @@ class JoinRequestSchema(StrictSchema):
 
 class JoinedSchema(ResponseSchema):
     id = String("The game id.")
-    seat = Integer(metadata={"description": "Your seat."})
+    seat = Integer("Your seat.")
     name = fields.String()
     team = Integer()
     token = String(
@@ -48,7 +48,7 @@ class JoinedSchema(ResponseSchema):
 
 class RematchSchema(ResponseSchema):
     id = String("The rematch's game id.")
-    seat = Integer(metadata={"description": "Your seat there: the same as in this match."})
+    seat = Integer("Your seat there: the same as in this match.")
     token = String(
         "Your seat's token for the rematch. Every seat of the finished "
         "match gets its own by asking here with its token for that match; asking again "

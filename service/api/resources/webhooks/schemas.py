@@ -100,9 +100,9 @@ class AttemptSchema(ResponseSchema):
         "address`.",
         allow_none=True,
     )
-    duration_ms = Integer(metadata={"description": "How long it took, in milliseconds."})
+    duration_ms = Integer("How long it took, in milliseconds.")
     answer = String("The start of the endpoint's answer (200 characters at most).")
-    manual = Boolean(metadata={"description": "Asked for with `.../retry`."})
+    manual = Boolean("Asked for with `.../retry`.")
 
 
 class DeliverySchema(ResponseSchema):
