@@ -180,6 +180,16 @@ def Float(description: str, **kwargs: Any) -> fields.Float:  # noqa: N802
     return fields.Float(metadata={"description": description}, **kwargs)
 
 
+def Nested(schema: Any, description: str, **kwargs: Any) -> fields.Nested:  # noqa: N802
+    """An object of ``schema``, which the spec describes with ``description``."""
+    return fields.Nested(schema, metadata={"description": description}, **kwargs)
+
+
+def NestedList(schema: Any, description: str, **kwargs: Any) -> fields.List:  # noqa: N802
+    """A list of objects of ``schema``, which the spec describes with ``description``."""
+    return fields.List(fields.Nested(schema), metadata={"description": description}, **kwargs)
+
+
 class Text(fields.String):
     """A string of a kind of text (service/play/text.py) whose rules the spec states: its
     description ends with them, and gives its bounds (``minLength``, ``maxLength``). The

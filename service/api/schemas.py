@@ -8,7 +8,7 @@ from typing import Any
 from marshmallow import fields, validate
 
 from ..engine.moves import Declaration, DeclarationKind
-from .fields import Boolean, Card, Cards, Integer, StrictSchema
+from .fields import Boolean, Card, Cards, Integer, Nested, StrictSchema
 from .responses import ResponseSchema
 
 #: The most moves an answer lists (and its default): a 34-card table allows over 10,000
@@ -112,5 +112,5 @@ class SideScoreSchema(ResponseSchema):
         metadata={"description": "Its primiera value, or null when a suit is missing."},
     )
     scopas = Integer()
-    points = fields.Nested(PointsSchema, metadata={"description": "Points by category."})
+    points = Nested(PointsSchema, "Points by category.")
     total = Integer("Points this hand.")

@@ -13,6 +13,7 @@ from ..fields import (
     Cards,
     Integer,
     Metadata,
+    Nested,
     PlayerId,
     RulesSchema,
     String,
@@ -170,19 +171,13 @@ class GameViewSchema(ResponseSchema):
         allow_none=True, metadata={"description": "The winning team once finished, else null."}
     )
     spectators = Boolean("False: every view needs a seat's token.")
-    clock = fields.Nested(
-        ClockSchema,
-        allow_none=True,
-        metadata={"description": "The match's turn clock; null when it has none."},
-    )
-    join = fields.Nested(
+    clock = Nested(ClockSchema, "The match's turn clock; null when it has none.", allow_none=True)
+    join = Nested(
         JoinInfoSchema,
+        "How people take the open seats, in a seat's view of a game "
+        "waiting for people, so that any seated player can pass the code on; null in "
+        "every other view (a spectator's, a game with no open seat).",
         allow_none=True,
-        metadata={
-            "description": "How people take the open seats, in a seat's view of a game "
-            "waiting for people, so that any seated player can pass the code on; null in "
-            "every other view (a spectator's, a game with no open seat)."
-        },
     )
     previous = String("The game this match is the rematch of, if any.", allow_none=True)
     next = String(

@@ -13,6 +13,8 @@ from ...fields import (
     Float,
     Integer,
     KeptMatta,
+    Nested,
+    NestedList,
     RulesField,
     StrictSchema,
     String,
@@ -28,16 +30,14 @@ from ...seats import AsSeat
 
 class HintSchema(ResponseSchema):
     seat = Integer("The seat the hint is for.")
-    declaration = fields.Nested(
+    declaration = Nested(
         LegalDeclarationSchema,
+        "Cirulla: the declaration to make first, before `move`, as the "
+        "expert would (docs/rules.md C3; send it to the game's `declarations`); null "
+        "when there is none to make, and in every other variant.",
         allow_none=True,
-        metadata={
-            "description": "Cirulla: the declaration to make first, before `move`, as the "
-            "expert would (docs/rules.md C3; send it to the game's `declarations`); null "
-            "when there is none to make, and in every other variant."
-        },
     )
-    move = fields.Nested(LegalMoveSchema, metadata={"description": "The move to play."})
+    move = Nested(LegalMoveSchema, "The move to play.")
     value = Float(
         "The expected point margin of the hand for your side (your "
         "side's hand points minus the best other side's) if you play this move, as "
@@ -216,7 +216,7 @@ class MoveAnalysisSchema(ResponseSchema):
     """One legal move and the expert's estimate of it: every estimate is null (and
     `worlds` 0) when the budget or the clock left the move unevaluated."""
 
-    move = fields.Nested(LegalMoveSchema, metadata={"description": "The move."})
+    move = Nested(LegalMoveSchema, "The move.")
     evaluated = fields.Boolean(
         metadata={"description": "The move was evaluated (else every estimate is null)."}
     )
@@ -248,19 +248,15 @@ class MoveAnalysisSchema(ResponseSchema):
         allow_none=True,
     )
     worlds = Integer("The worlds this move was played in.")
-    points = fields.Nested(
-        ExpectedPointsSchema,
-        allow_none=True,
-        metadata={"description": "Your side's expected points by category."},
+    points = Nested(
+        ExpectedPointsSchema, "Your side's expected points by category.", allow_none=True
     )
-    others = fields.Nested(
+    others = Nested(
         ExpectedPointsSchema,
+        "The expected points by category of the best other side (in "
+        "each world, the other side with the most points): `value` is the sum of "
+        "`points` minus the sum of `others`.",
         allow_none=True,
-        metadata={
-            "description": "The expected points by category of the best other side (in "
-            "each world, the other side with the most points): `value` is the sum of "
-            "`points` minus the sum of `others`."
-        },
     )
 
 
@@ -305,12 +301,10 @@ class MoveAnalysesSchema(ResponseSchema):
             "bonus and declarations) are not estimated: no move changes them."
         },
     )
-    moves = fields.List(
-        fields.Nested(MoveAnalysisSchema),
-        metadata={
-            "description": "Every legal move, once: the evaluated ones best first (by "
-            "`value`), then the others; unless `truncated`, then the first `limit`."
-        },
+    moves = NestedList(
+        MoveAnalysisSchema,
+        "Every legal move, once: the evaluated ones best first (by "
+        "`value`), then the others; unless `truncated`, then the first `limit`.",
     )
     truncated = fields.Boolean(
         required=True,

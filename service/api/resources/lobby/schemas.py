@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from ...fields import Integer, Name, StrictSchema, String
+from ...fields import Integer, Name, Nested, StrictSchema, String
 from ...game_views.schemas import GameViewSchema
 from ...responses import ResponseSchema
 
@@ -37,12 +37,9 @@ class JoinedSchema(ResponseSchema):
         "(and its replays with the same Idempotency-Key): send it as "
         "`Authorization: Bearer <token>`."
     )
-    state = fields.Nested(
+    state = Nested(
         GameViewSchema,
-        metadata={
-            "description": "Your view: `waiting` while seats are open, `playing` once you "
-            "took the last one."
-        },
+        "Your view: `waiting` while seats are open, `playing` once you took the last one.",
     )
 
 
@@ -56,4 +53,4 @@ class RematchSchema(ResponseSchema):
         "its service key acts for it with `X-Seat`).",
         allow_none=True,
     )
-    state = fields.Nested(GameViewSchema, metadata={"description": "Your view of the rematch."})
+    state = Nested(GameViewSchema, "Your view of the rematch.")

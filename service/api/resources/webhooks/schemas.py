@@ -6,7 +6,15 @@ from marshmallow import fields, validate
 
 from ....play.webhooks.addresses import MAX_URL_LENGTH
 from ....play.webhooks.events import EVENT_TYPES
-from ...fields import Boolean, Enumerated, Enumeration, Integer, StrictSchema, String
+from ...fields import (
+    Boolean,
+    Enumerated,
+    Enumeration,
+    Integer,
+    NestedList,
+    StrictSchema,
+    String,
+)
 from ...responses import ResponseSchema
 
 EVENT_TYPE = Enumeration(
@@ -82,10 +90,7 @@ class EndpointCreatedSchema(EndpointSchema):
 
 
 class EndpointListSchema(ResponseSchema):
-    endpoints = fields.List(
-        fields.Nested(EndpointSchema),
-        metadata={"description": "The key's endpoints, oldest first."},
-    )
+    endpoints = NestedList(EndpointSchema, "The key's endpoints, oldest first.")
 
 
 class AttemptSchema(ResponseSchema):
@@ -121,16 +126,11 @@ class DeliverySchema(ResponseSchema):
         allow_none=True, metadata={"description": TIME + " Null unless an attempt is due."}
     )
     payload = fields.Dict(metadata={"description": "The body POSTed, as JSON."})
-    attempts = fields.List(
-        fields.Nested(AttemptSchema),
-        metadata={"description": "Its attempts, oldest first (the latest 25)."},
-    )
+    attempts = NestedList(AttemptSchema, "Its attempts, oldest first (the latest 25).")
 
 
 class DeliveryListSchema(ResponseSchema):
-    deliveries = fields.List(
-        fields.Nested(DeliverySchema), metadata={"description": "Newest first."}
-    )
+    deliveries = NestedList(DeliverySchema, "Newest first.")
     next = String("The URL of the next (older) page; null on the last.", allow_none=True)
 
 
