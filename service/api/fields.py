@@ -170,9 +170,13 @@ def Boolean(description: str | None = None, **kwargs: Any) -> fields.Boolean:  #
     return StrictBoolean(**kwargs)
 
 
-def String(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A string field, which the spec describes with ``description``."""
-    return fields.String(metadata={"description": description}, **kwargs)
+def String(description: str, *, example: str | None = None, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string field, which the spec describes with ``description`` (and shows with
+    ``example``, if given)."""
+    metadata = {"description": description}
+    if example is not None:
+        metadata["example"] = example
+    return fields.String(metadata=metadata, **kwargs)
 
 
 def Float(description: str, **kwargs: Any) -> fields.Float:  # noqa: N802

@@ -76,12 +76,10 @@ class RulesViewSchema(RulesSchema):
 
 
 class JoinInfoSchema(ResponseSchema):
-    code = fields.String(
-        metadata={
-            "description": "The join code: give it to the people who are to take the open "
-            "seats (10 letters and digits).",
-            "example": "K7M2QXPA4R",
-        }
+    code = String(
+        "The join code: give it to the people who are to take the open "
+        "seats (10 letters and digits).",
+        example="K7M2QXPA4R",
     )
     url = String(
         'Where they send it: `POST` `{"name": ..., "code": ...}` '

@@ -60,7 +60,7 @@ class WebhookRequestSchema(StrictSchema):
 
 
 class EndpointSchema(ResponseSchema):
-    id = fields.String(metadata={"description": "The endpoint's id.", "example": "ep_x3R"})
+    id = String("The endpoint's id.", example="ep_x3R")
     url = String("Where deliveries are POSTed.")
     events = fields.List(
         Enumerated(EVENT_TYPE), metadata={"description": "The event types it receives."}
@@ -79,13 +79,11 @@ class EndpointSchema(ResponseSchema):
 
 
 class EndpointCreatedSchema(EndpointSchema):
-    secret = fields.String(
-        metadata={
-            "description": "The endpoint's signing secret (Standard Webhooks, `whsec_` "
-            "then base64): shown only here. Verify each delivery's `webhook-signature` "
-            "with it (the `standardwebhooks` package does, docs/platforms.md).",
-            "example": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-        }
+    secret = String(
+        "The endpoint's signing secret (Standard Webhooks, `whsec_` "
+        "then base64): shown only here. Verify each delivery's `webhook-signature` "
+        "with it (the `standardwebhooks` package does, docs/platforms.md).",
+        example="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     )
 
 
@@ -111,12 +109,10 @@ class AttemptSchema(ResponseSchema):
 
 
 class DeliverySchema(ResponseSchema):
-    id = fields.String(
-        metadata={
-            "description": "The message's id, its `webhook-id` header: the same on every "
-            "attempt (drop a duplicate you have handled).",
-            "example": "msg_IQXvjVesTzUolFf46urnQg.41",
-        }
+    id = String(
+        "The message's id, its `webhook-id` header: the same on every "
+        "attempt (drop a duplicate you have handled).",
+        example="msg_IQXvjVesTzUolFf46urnQg.41",
     )
     type = Enumerated(EVENT_TYPE, metadata={"description": "The event's type."})
     game = String("The game's id.")
