@@ -145,8 +145,11 @@ class StrictInteger(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
-def Integer(**kwargs: Any) -> fields.Integer:  # noqa: N802
-    """An integer that must be a JSON integer: no 2.5, no "12", no true."""
+def Integer(description: str | None = None, **kwargs: Any) -> fields.Integer:  # noqa: N802
+    """An integer that must be a JSON integer: no 2.5, no "12", no true; the spec
+    describes it with ``description``, if given."""
+    if description is not None:
+        kwargs["metadata"] = {"description": description}
     return StrictInteger(strict=True, **kwargs)
 
 
@@ -159,18 +162,36 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def Boolean(**kwargs: Any) -> fields.Boolean:  # noqa: N802
+def Boolean(description: str | None = None, **kwargs: Any) -> fields.Boolean:  # noqa: N802
+    """A boolean that must be a JSON true or false; the spec describes it with
+    ``description``, if given."""
+    if description is not None:
+        kwargs["metadata"] = {"description": description}
     return StrictBoolean(**kwargs)
 
 
-def String(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A string field, which the spec describes with ``description``."""
-    return fields.String(metadata={"description": description}, **kwargs)
+def String(description: str, *, example: str | None = None, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string field, which the spec describes with ``description`` (and shows with
+    ``example``, if given)."""
+    metadata = {"description": description}
+    if example is not None:
+        metadata["example"] = example
+    return fields.String(metadata=metadata, **kwargs)
 
 
 def Float(description: str, **kwargs: Any) -> fields.Float:  # noqa: N802
     """A number field, which the spec describes with ``description``."""
     return fields.Float(metadata={"description": description}, **kwargs)
+
+
+def Nested(schema: Any, description: str, **kwargs: Any) -> fields.Nested:  # noqa: N802
+    """An object of ``schema``, which the spec describes with ``description``."""
+    return fields.Nested(schema, metadata={"description": description}, **kwargs)
+
+
+def NestedList(schema: Any, description: str, **kwargs: Any) -> fields.List:  # noqa: N802
+    """A list of objects of ``schema``, which the spec describes with ``description``."""
+    return fields.List(fields.Nested(schema), metadata={"description": description}, **kwargs)
 
 
 class Text(fields.String):

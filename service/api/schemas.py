@@ -8,7 +8,7 @@ from typing import Any
 from marshmallow import fields, validate
 
 from ..engine.moves import Declaration, DeclarationKind
-from .fields import Boolean, Card, Cards, Integer, StrictSchema
+from .fields import Boolean, Card, Cards, Integer, Nested, StrictSchema
 from .responses import ResponseSchema
 
 #: The most moves an answer lists (and its default): a 34-card table allows over 10,000
@@ -31,7 +31,7 @@ class ListedMovesQuerySchema(StrictSchema):
 class LegalMoveSchema(ResponseSchema):
     card = Card()
     capture = Cards("The table cards this move takes; empty when the card is laid.")
-    sweep = Boolean(metadata={"description": "The move clears the table."})
+    sweep = Boolean("The move clears the table.")
 
 
 def DeclarationKindField(**kwargs: Any) -> fields.String:  # noqa: N802
@@ -65,7 +65,7 @@ class LegalDeclarationSchema(ResponseSchema):
         "The value the `7C` takes in it, 1-10 (one entry per value allowed, C3.2); null "
         "when the `7C` is not among the cards."
     )
-    points = Integer(metadata={"description": "What it scores: 3 for a buona, 10 for a decino."})
+    points = Integer("What it scores: 3 for a buona, 10 for a decino.")
 
 
 def declarations_view(declarations: list[Declaration]) -> list[dict[str, Any]]:
@@ -82,20 +82,20 @@ class PointsSchema(ResponseSchema):
         {"re_bello", "napola", "dealer_bonus", "declarations", "grande", "piccola"}
     )
 
-    cards = Integer(metadata={"description": "1 for most cards (a tie: nobody)."})
-    coins = Integer(metadata={"description": "1 for most coins (a tie: nobody)."})
-    settebello = Integer(metadata={"description": "1 for the 7 of coins."})
-    primiera = Integer(metadata={"description": "1 for the best primiera (a tie: nobody)."})
-    scopas = Integer(metadata={"description": "1 per scopa."})
-    re_bello = Integer(metadata={"description": "Option re_bello: 1 for the king of coins."})
-    napola = Integer(metadata={"description": "Option napola: the run of coins from the ace."})
+    cards = Integer("1 for most cards (a tie: nobody).")
+    coins = Integer("1 for most coins (a tie: nobody).")
+    settebello = Integer("1 for the 7 of coins.")
+    primiera = Integer("1 for the best primiera (a tie: nobody).")
+    scopas = Integer("1 per scopa.")
+    re_bello = Integer("Option re_bello: 1 for the king of coins.")
+    napola = Integer("Option napola: the run of coins from the ace.")
     dealer_bonus = Integer(
         metadata={"description": "Cirulla: the dealer's bonus, 1 or 2 (3 with table_low) (C2.3)."}
     )
     declarations = Integer(
         metadata={"description": "Cirulla: 3 per buona, 10 per decino declared (C3)."}
     )
-    grande = Integer(metadata={"description": "Cirulla: 5 for 8D, 9D and 10D (C7.2)."})
+    grande = Integer("Cirulla: 5 for 8D, 9D and 10D (C7.2).")
     piccola = Integer(
         metadata={"description": "Cirulla: 3 for 1D, 2D, 3D, 1 more a coin of the run (C7.3)."}
     )
@@ -104,13 +104,13 @@ class PointsSchema(ResponseSchema):
 class SideScoreSchema(ResponseSchema):
     team = Integer()
     captured = Cards("Every card the side took this hand.")
-    cards = Integer(metadata={"description": "How many cards it took."})
-    coins = Integer(metadata={"description": "How many coins (D) it took."})
-    settebello = Boolean(metadata={"description": "It took the 7 of coins."})
+    cards = Integer("How many cards it took.")
+    coins = Integer("How many coins (D) it took.")
+    settebello = Boolean("It took the 7 of coins.")
     primiera = Integer(
         allow_none=True,
         metadata={"description": "Its primiera value, or null when a suit is missing."},
     )
     scopas = Integer()
-    points = fields.Nested(PointsSchema, metadata={"description": "Points by category."})
-    total = Integer(metadata={"description": "Points this hand."})
+    points = Nested(PointsSchema, "Points by category.")
+    total = Integer("Points this hand.")

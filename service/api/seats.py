@@ -35,6 +35,8 @@ SEAT_NAMED = {
     422: "A service key named no seat (`as_seat`, `X-Seat`) where one is needed, or "
     "one that is not a seat of this game (or a computer player's, or an open one, to act)."
 }
+#: What an operation's own 422 adds when it has other causes than :data:`SEAT_NAMED`'s.
+OR_SEAT_NAMED = " Or a seat named wrong by a service key (`as_seat`, `X-Seat`)."
 #: How a service key names the seat it reads as, and the seat it acts for.
 AS_SEAT_NAME = "as_seat"
 X_SEAT_NAME = "X-Seat"

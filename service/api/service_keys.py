@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, current_app, g, request
 
 from ..settings.clients import parse_service_keys
 from .bearer import parse_bearer
-from .problems import Problem, ProblemType
+from .problems import STORE_ERRORS, Problem, ProblemType
 from .settings import settings
+
+if TYPE_CHECKING:
+    from .blueprint import Blueprint
 
 #: The security of operations only a service key may call, and of those a key or a
 #: seat's token may call.
@@ -42,8 +47,19 @@ NOT_A_KEY = {
     "`Authorization: Bearer <key secret>` (a seat's token cannot call it)."
 }
 _EXTENSION = "scopa_service_keys"
+
 #: Where a request's key is kept once found (None: it has none).
 _FOUND = "service_key"
+
+
+def key_operation(
+    blp: Blueprint, operation_id: str, errors: Mapping[int, str], **doc: Any
+) -> Callable[[Any], Any]:
+    """Document an operation only a service key may call (:data:`KEY_AUTH`), as
+    :meth:`Blueprint.documents` does: its problem answers are a request without a key's
+    (:data:`NOT_A_KEY`), ``errors``, then the store's."""
+    answers = {**NOT_A_KEY, **errors, **STORE_ERRORS}
+    return blp.documents(operation_id, answers, security=KEY_AUTH, **doc)
 
 
 def install(app: Flask, server_secret: str, service_keys: str) -> None:

@@ -23,7 +23,7 @@ from .schemas import RulesViewSchema
 
 
 class HandScoreSchema(ResponseSchema):
-    hand = Integer(metadata={"description": "The hand number, from 1."})
+    hand = Integer("The hand number, from 1.")
     teams = fields.List(fields.Nested(SideScoreSchema))
     scores = fields.List(
         Integer(), metadata={"description": "Match totals after this hand, by team."}
@@ -84,10 +84,10 @@ class MatchStartedEventSchema(EventBaseSchema):
     type = Kind(EventKind.MATCH_STARTED)
     variant = VariantName()
     seats = fields.List(fields.Nested(EventSeatSchema))
-    target = Integer(metadata={"description": "Points that end the match."})
+    target = Integer("Points that end the match.")
     rules = fields.Nested(RulesViewSchema)
-    seeded = Boolean(metadata={"description": "Created with a `seed` or a `deck`."})
-    dealer = Integer(metadata={"description": "The seat that deals the first hand."})
+    seeded = Boolean("Created with a `seed` or a `deck`.")
+    dealer = Integer("The seat that deals the first hand.")
 
 
 class RedealEventSchema(EventBaseSchema):
@@ -95,7 +95,7 @@ class RedealEventSchema(EventBaseSchema):
         description = "Three or four kings on the table: the same dealer deals again (R3)."
 
     type = Kind(EventKind.REDEAL)
-    hand = Integer(metadata={"description": "The hand number."})
+    hand = Integer("The hand number.")
     dealer = Integer()
     table = Cards("The table that forced the redeal.")
     reason = fields.String()
@@ -111,11 +111,11 @@ class DealEventSchema(EventBaseSchema):
     optional = EventBaseSchema.optional | {"cards"}
 
     type = Kind(EventKind.DEAL)
-    hand = Integer(metadata={"description": "The hand number."})
+    hand = Integer("The hand number.")
     dealer = Integer()
-    cards_each = Integer(metadata={"description": "Cards dealt to each seat."})
+    cards_each = Integer("Cards dealt to each seat.")
     table = Cards("Cards dealt face up to the table (empty after the first round).")
-    stock_count = Integer(metadata={"description": "Cards left to deal in this hand."})
+    stock_count = Integer("Cards left to deal in this hand.")
     cards = Cards("The cards dealt to you: only in a seat's view.")
 
 
@@ -129,10 +129,10 @@ class DealerBonusEventSchema(EventBaseSchema):
     optional = EventBaseSchema.optional | {"matta_as"}
 
     type = Kind(EventKind.DEALER_BONUS)
-    hand = Integer(metadata={"description": "The hand number."})
-    seat = Integer(metadata={"description": "The dealer."})
+    hand = Integer("The hand number.")
+    seat = Integer("The dealer.")
     capture = Cards("The table it took.")
-    scopas = Integer(metadata={"description": "The escobas (scopas) it scores."})
+    scopas = Integer("The escobas (scopas) it scores.")
     matta_as = Integer(
         metadata={
             "description": "Cirulla, when the 7C was on the table: the value it counted "
@@ -149,7 +149,7 @@ class DeclarationEventSchema(EventBaseSchema):
         )
 
     type = Kind(EventKind.DECLARATION)
-    hand = Integer(metadata={"description": "The hand number."})
+    hand = Integer("The hand number.")
     seat = Integer()
     kind = DeclarationKindField()
     matta_as = MattaAs(
@@ -157,7 +157,7 @@ class DeclarationEventSchema(EventBaseSchema):
         "the cards (C3.2)."
     )
     cards = Cards("The three cards declared: face up until each is played (C3.4).")
-    points = Integer(metadata={"description": "3 for a buona, 10 for a decino (C3.1)."})
+    points = Integer("3 for a buona, 10 for a decino (C3.1).")
 
 
 CAPTURE_KIND = Enumeration(
@@ -179,7 +179,7 @@ class MoveEventSchema(EventBaseSchema):
     seat = Integer()
     card = Card(metadata={"description": "The card played."})
     capture = Cards("The table cards taken; empty when the card was laid.")
-    scopa = Boolean(metadata={"description": "The move scored a scopa (R5)."})
+    scopa = Boolean("The move scored a scopa (R5).")
     kind = Enumerated(
         CAPTURE_KIND,
         allow_none=True,
@@ -201,7 +201,7 @@ class HandOverEventSchema(EventBaseSchema):
         description = "The hand's last card was played: the remainder and the score (R6, R7)."
 
     type = Kind(EventKind.HAND_OVER)
-    hand = Integer(metadata={"description": "The hand number."})
+    hand = Integer("The hand number.")
     remainder = fields.Nested(RemainderSchema)
     score = fields.Nested(HandScoreSchema)
 
@@ -213,7 +213,7 @@ class MatchOverEventSchema(EventBaseSchema):
     optional = EventBaseSchema.optional | {"reason"}
 
     type = Kind(EventKind.MATCH_OVER)
-    winner = Integer(metadata={"description": "The winning team."})
+    winner = Integer("The winning team.")
     scores = fields.List(Integer(), metadata={"description": "Match totals, by team."})
     reason = String(
         "Why the match is over: `target`, the winner's total reached the "

@@ -13,6 +13,7 @@ from ..fields import (
     Cards,
     Integer,
     Metadata,
+    Nested,
     PlayerId,
     RulesSchema,
     String,
@@ -26,19 +27,19 @@ class SeatViewSchema(ResponseSchema):
     #: Only in variants with declarations (Cirulla); only to whom it may be shown.
     optional = frozenset({"exposed", "declared_points", "player_id"})
 
-    seat = Integer(metadata={"description": "Seat index, 0-based, in playing order."})
+    seat = Integer("Seat index, 0-based, in playing order.")
     name = String("Null while the seat is open.", allow_none=True)
-    open = Boolean(metadata={"description": "Nobody has taken this seat yet: the game is waiting."})
+    open = Boolean("Nobody has taken this seat yet: the game is waiting.")
     bot = BotLevel(
         allow_none=True,
         metadata={"description": "The computer player's level, or null for a person."},
     )
-    team = Integer(metadata={"description": "The side this seat scores for."})
-    hand_count = Integer(metadata={"description": "Cards in this seat's hand."})
+    team = Integer("The side this seat scores for.")
+    hand_count = Integer("Cards in this seat's hand.")
     captured_count = Integer(
         metadata={"description": "Cards this seat has captured in the current hand."}
     )
-    scopas = Integer(metadata={"description": "Scopas this seat made in the current hand."})
+    scopas = Integer("Scopas this seat made in the current hand.")
     exposed = Cards(
         "Cirulla only: the cards this seat declared and has not played yet, face up for "
         "everyone (C3.4); empty when it declared nothing in this deal."
@@ -60,14 +61,14 @@ class SeatViewSchema(ResponseSchema):
 class TeamViewSchema(ResponseSchema):
     team = Integer()
     seats = fields.List(Integer(), metadata={"description": "The seats of this side."})
-    score = Integer(metadata={"description": "Match points so far."})
+    score = Integer("Match points so far.")
 
 
 class PlayedMoveSchema(ResponseSchema):
     seat = Integer()
     card = Card()
     capture = Cards("The table cards taken; empty when the card was laid.")
-    scopa = Boolean(metadata={"description": "The move scored a scopa (R5)."})
+    scopa = Boolean("The move scored a scopa (R5).")
 
 
 class RulesViewSchema(RulesSchema):
@@ -75,12 +76,10 @@ class RulesViewSchema(RulesSchema):
 
 
 class JoinInfoSchema(ResponseSchema):
-    code = fields.String(
-        metadata={
-            "description": "The join code: give it to the people who are to take the open "
-            "seats (10 letters and digits).",
-            "example": "K7M2QXPA4R",
-        }
+    code = String(
+        "The join code: give it to the people who are to take the open "
+        "seats (10 letters and digits).",
+        example="K7M2QXPA4R",
     )
     url = String(
         'Where they send it: `POST` `{"name": ..., "code": ...}` '
@@ -94,7 +93,7 @@ class JoinInfoSchema(ResponseSchema):
 
 
 class ClockSchema(ResponseSchema):
-    seconds = Integer(metadata={"description": "Seconds each person has for each move."})
+    seconds = Integer("Seconds each person has for each move.")
     deadline = fields.String(
         allow_none=True,
         metadata={
@@ -116,7 +115,7 @@ class GameViewSchema(ResponseSchema):
     optional = frozenset({"hand", "matta_as"})
 
     id = String("The game id.")
-    version = Integer(metadata={"description": "Increases by one with every move."})
+    version = Integer("Increases by one with every move.")
     seq = Integer(
         metadata={
             "description": "The `seq` of the last event of the game's log this view "
@@ -158,7 +157,7 @@ class GameViewSchema(ResponseSchema):
         "which it keeps in its holder's hand and on the table until captured (C5.2); "
         "null when it keeps none."
     )
-    stock_count = Integer(metadata={"description": "Cards left to deal in this hand."})
+    stock_count = Integer("Cards left to deal in this hand.")
     you = Integer(
         allow_none=True, metadata={"description": "Your seat, or null for a spectator's view."}
     )
@@ -169,20 +168,14 @@ class GameViewSchema(ResponseSchema):
     winner = Integer(
         allow_none=True, metadata={"description": "The winning team once finished, else null."}
     )
-    spectators = Boolean(metadata={"description": "False: every view needs a seat's token."})
-    clock = fields.Nested(
-        ClockSchema,
-        allow_none=True,
-        metadata={"description": "The match's turn clock; null when it has none."},
-    )
-    join = fields.Nested(
+    spectators = Boolean("False: every view needs a seat's token.")
+    clock = Nested(ClockSchema, "The match's turn clock; null when it has none.", allow_none=True)
+    join = Nested(
         JoinInfoSchema,
+        "How people take the open seats, in a seat's view of a game "
+        "waiting for people, so that any seated player can pass the code on; null in "
+        "every other view (a spectator's, a game with no open seat).",
         allow_none=True,
-        metadata={
-            "description": "How people take the open seats, in a seat's view of a game "
-            "waiting for people, so that any seated player can pass the code on; null in "
-            "every other view (a spectator's, a game with no open seat)."
-        },
     )
     previous = String("The game this match is the rematch of, if any.", allow_none=True)
     next = String(

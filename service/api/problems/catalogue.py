@@ -88,6 +88,16 @@ def _illegal(error: IllegalMoveError) -> Said:
     return Said(str(error), members={"legal_captures": error.legal_captures})
 
 
+def _refused_move(
+    type_: ProblemType, title: str, detail: str, error: type[IllegalMoveError]
+) -> ProblemRow:
+    """The row of a move the rules refuse (illegal, or ambiguous): a 422 listing what the
+    card may capture (``legal_captures``)."""
+    return ProblemRow(
+        type_, 422, title, detail, members=("legal_captures",), raised_by={error: _illegal}
+    )
+
+
 def _already_over(aborted: bool) -> Explain:
     """An abort of a game over already: match-aborted if it was aborted, else match-over."""
 
@@ -340,21 +350,17 @@ ROWS: tuple[ProblemRow, ...] = (
         headers={"ETag": "The game's version now, with `current_version`."},
         raised_by={StaleVersionError: _stale},
     ),
-    ProblemRow(
+    _refused_move(
         ProblemType.ILLEGAL_MOVE,
-        422,
         "Illegal move",
         "The rules do not allow this move; see `legal_captures`.",
-        members=("legal_captures",),
-        raised_by={IllegalMoveError: _illegal},
+        IllegalMoveError,
     ),
-    ProblemRow(
+    _refused_move(
         ProblemType.AMBIGUOUS_MOVE,
-        422,
         "Ambiguous move",
         "The card can capture in several ways; say which in `capture`.",
-        members=("legal_captures",),
-        raised_by={AmbiguousMoveError: _illegal},
+        AmbiguousMoveError,
     ),
     ProblemRow(
         ProblemType.ILLEGAL_DECLARATION,

@@ -12,6 +12,7 @@ from ...fields import (
     Cards,
     Integer,
     KeptMatta,
+    NestedList,
     RulesField,
     StrictSchema,
     Variant,
@@ -46,13 +47,11 @@ class PositionSchema(StrictSchema):
 
 
 class MoveListSchema(ResponseSchema):
-    moves = fields.List(
-        fields.Nested(LegalMoveSchema),
-        metadata={
-            "description": "The legal moves in listing order (by card: value, then suit; "
-            "captures before the laying of the card; then by the cards taken), every one "
-            "unless `truncated`: then the first `limit`."
-        },
+    moves = NestedList(
+        LegalMoveSchema,
+        "The legal moves in listing order (by card: value, then suit; "
+        "captures before the laying of the card; then by the cards taken), every one "
+        "unless `truncated`: then the first `limit`.",
     )
     truncated = fields.Boolean(
         required=True,
@@ -62,12 +61,10 @@ class MoveListSchema(ResponseSchema):
         required=True,
         metadata={"description": "How many legal moves there are, listed or not."},
     )
-    declarations = fields.List(
-        fields.Nested(LegalDeclarationSchema),
-        metadata={
-            "description": "Cirulla: what a hand of three cards may declare at its first "
-            "turn of a deal, before it plays (docs/rules.md C3); empty otherwise."
-        },
+    declarations = NestedList(
+        LegalDeclarationSchema,
+        "Cirulla: what a hand of three cards may declare at its first "
+        "turn of a deal, before it plays (docs/rules.md C3); empty otherwise.",
     )
 
 
@@ -131,7 +128,4 @@ class ScoreRequestSchema(StrictSchema):
 
 
 class ScoreSchema(ResponseSchema):
-    teams = fields.List(
-        fields.Nested(SideScoreSchema),
-        metadata={"description": "Each side's score, in the order of `piles`."},
-    )
+    teams = NestedList(SideScoreSchema, "Each side's score, in the order of `piles`.")

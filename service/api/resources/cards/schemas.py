@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import fields, validate
 
 from ...card_names import CATEGORY_NAMES, FACES, LANGUAGES
-from ...fields import Card, Integer, StrictSchema, String, VariantName
+from ...fields import Card, Integer, NestedList, StrictSchema, String, VariantName
 from ...responses import ResponseSchema
 
 
@@ -57,8 +57,6 @@ class CatalogueSchema(ResponseSchema):
     faces = fields.String(validate=validate.OneOf(FACES))
     suits = fields.List(fields.Nested(SuitNameSchema))
     values = fields.List(fields.Nested(ValueNameSchema))
-    cards = fields.List(
-        fields.Nested(CardNameSchema), metadata={"description": "All 40 cards, in deck order."}
-    )
+    cards = NestedList(CardNameSchema, "All 40 cards, in deck order.")
     variants = fields.List(fields.Nested(VariantTitleSchema))
     categories = fields.List(fields.Nested(CategoryNameSchema))

@@ -13,7 +13,7 @@ from ...game_views import NOT_FOUND
 from ...game_views.answers import events_for
 from ...headers import ETAG, NOT_MODIFIED, PER_VIEWER, IfNoneMatchSchema, not_modified, unchanged
 from ...problems import STORE_ERRORS, etag
-from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, seat_of
+from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, OR_SEAT_NAMED, seat_of
 from . import stream
 from .schemas import (
     STREAM_RESPONSE,
@@ -37,8 +37,7 @@ class EventLog(MethodView):
         {
             **BAD_TOKEN,
             **NOT_FOUND,
-            422: "`after` is not an integer from -1 on."
-            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
+            422: "`after` is not an integer from -1 on." + OR_SEAT_NAMED,
             **STORE_ERRORS,
         },
         security=OPTIONAL_SEAT_AUTH,
@@ -73,8 +72,7 @@ class GameStream(MethodView):
             "has no spectators and no token came.",
             **NOT_FOUND,
             422: "`after` or `Last-Event-ID` is not an integer from -1 on, or the token came "
-            "both as `access_token` and in Authorization."
-            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
+            "both as `access_token` and in Authorization." + OR_SEAT_NAMED,
             429: "Too many requests from this address or token, or too many streams open at "
             "once from this address (its network prefix) or service key, of this game's "
             "spectators or of this seat: `detail` says which; retry after `Retry-After` "

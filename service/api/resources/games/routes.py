@@ -15,7 +15,7 @@ from ....play.commands import Outcome
 from ...blueprint import Blueprint
 from ...commands import execute, game_headers, no_body
 from ...context import store
-from ...game_views import LOCATION, NOT_FOUND
+from ...game_views import LOCATION, seat_operation
 from ...game_views.answers import created_headers, utc, view_of
 from ...game_views.schemas import GameViewSchema
 from ...headers import (
@@ -29,8 +29,8 @@ from ...headers import (
     unchanged,
 )
 from ...problems import STORE_ERRORS, etag
-from ...seats import AS_SEAT, BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_NAMED, seat_of
-from ...service_keys import KEY_AUTH, NOT_A_KEY
+from ...seats import AS_SEAT, OPTIONAL_SEAT_AUTH, seat_of
+from ...service_keys import key_operation
 from . import answers, listing
 from .schemas import (
     MAX_BULK,
@@ -99,9 +99,10 @@ def _created(outcome: Outcome) -> dict[str, Any]:
 @blp.route("/<string:game_id>")
 class GameItem(MethodView):
     @blp.response(200, GameViewSchema, headers=ETAG)
-    @blp.documents(
+    @seat_operation(
+        blp,
         "getGame",
-        {**BAD_TOKEN, **SEAT_NAMED, **NOT_FOUND, **STORE_ERRORS},
+        {},
         security=OPTIONAL_SEAT_AUTH,
         parameters=[AS_SEAT, IF_NONE_MATCH],
         responses=NOT_MODIFIED,
@@ -118,17 +119,15 @@ class GameItem(MethodView):
         return view_of(game, seat), 200, {**etag(game.version), **PER_VIEWER}
 
     @blp.response(204)
-    @blp.documents(
+    @key_operation(
+        blp,
         "deleteGame",
         {
-            **NOT_A_KEY,
             404: "No game has this id, or its key did not create it (a key sees only "
             "its own games).",
             409: "The game is still waiting or being played: abort it first. Or it changed "
             "while being deleted: try again.",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def delete(self, game_id: str) -> Any:
         """Delete a game
@@ -145,18 +144,16 @@ class GameItem(MethodView):
 class AbortGame(MethodView):
     @blp.arguments(AbortRequestSchema)
     @blp.response(200, GameViewSchema, headers=ETAG)
-    @blp.documents(
+    @key_operation(
+        blp,
         "abortGame",
         {
-            **NOT_A_KEY,
             404: "No game has this id, or its key did not create it (a key sees only "
             "its own games).",
             409: "The game is finished or aborted already (`/problems/match-over`, "
             "`/problems/match-aborted`). Or it changed while being aborted: try again.",
             422: "`reason` is missing, empty, over 200 characters, or holds a control character.",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def post(self, body: dict[str, Any], game_id: str) -> Any:
         """Abort a game
@@ -180,10 +177,10 @@ def _spectated(outcome: Outcome) -> dict[str, Any]:
 class BulkCreation(MethodView):
     @blp.arguments(BulkCreateSchema)
     @blp.response(201, BulkCreatedSchema, headers=REPLAYED)
-    @blp.documents(
+    @key_operation(
+        blp,
         "createGames",
         {
-            **NOT_A_KEY,
             422: f"The body is not valid (1 to {MAX_BULK} games), or one of its games is "
             "not (`detail` names it, `games[<index>]`): a match that cannot exist, open "
             "seats with `start_at`, a `start_at` past the games' time to live. Nothing is "
@@ -191,10 +188,8 @@ class BulkCreation(MethodView):
             "another body.",
             429: "Over the key's creations quota (each game counts) or another of its "
             "quotas; nothing is created. Retry after `Retry-After` seconds.",
-            **STORE_ERRORS,
         },
         limited=False,  # its 429 is above
-        security=KEY_AUTH,
         parameters=[CREATION_KEY_PARAMETER],
     )
     def post(self, body: dict[str, Any]) -> Any:
@@ -239,16 +234,14 @@ class GameListing(MethodView):
             }
         },
     )
-    @blp.documents(
+    @key_operation(
+        blp,
         "listGames",
         {
-            **NOT_A_KEY,
             422: "A filter is not valid (a status or variant that does not exist, a time "
             "that is not RFC 3339 with its offset, `limit` out of 1 to 100), or the cursor "
             "is not one a listing gave.",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def get(self, **query: Any) -> Any:
         """List your games

@@ -21,6 +21,8 @@ from ...fields import (
     Integer,
     Metadata,
     Name,
+    Nested,
+    NestedList,
     PlayerId,
     RulesField,
     StrictSchema,
@@ -162,7 +164,7 @@ class CreatedSeatSchema(ResponseSchema):
     seat = Integer()
     name = String("Null for an open seat.", allow_none=True)
     team = Integer()
-    open = Boolean(metadata={"description": "Open for someone to join with the join code."})
+    open = Boolean("Open for someone to join with the join code.")
     bot = BotLevel(
         allow_none=True,
         metadata={"description": "The computer player's level, or null for a person."},
@@ -184,13 +186,11 @@ class GameCreatedSchema(ResponseSchema):
     id = fields.String()
     version = Integer()
     seats = fields.List(fields.Nested(CreatedSeatSchema))
-    join = fields.Nested(
-        JoinInfoSchema,
-        allow_none=True,
-        metadata={"description": "How people take the open seats; null when none is open."},
+    join = Nested(
+        JoinInfoSchema, "How people take the open seats; null when none is open.", allow_none=True
     )
     events = Events("The computer players' moves, if they played first.")
-    state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
+    state = Nested(GameViewSchema, "The spectator's view.")
 
 
 class AbortRequestSchema(StrictSchema):
@@ -284,7 +284,7 @@ class GameSummarySchema(ResponseSchema):
 
 
 class GameListSchema(ResponseSchema):
-    games = fields.List(fields.Nested(GameSummarySchema), metadata={"description": "Newest first."})
+    games = NestedList(GameSummarySchema, "Newest first.")
     next = String(
         "The next page's URL (relative, like `Location`; also in the "
         "`Link` header), or null after the last page. A page may hold fewer games than "
@@ -334,7 +334,6 @@ class BulkCreatedGameSchema(ResponseSchema):
 
 
 class BulkCreatedSchema(ResponseSchema):
-    games = fields.List(
-        fields.Nested(BulkCreatedGameSchema),
-        metadata={"description": "Every game made, in the order asked, with its seats' tokens."},
+    games = NestedList(
+        BulkCreatedGameSchema, "Every game made, in the order asked, with its seats' tokens."
     )

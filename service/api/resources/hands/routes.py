@@ -9,7 +9,7 @@ from flask.views import MethodView
 from ....engine import Status
 from ...blueprint import Blueprint
 from ...context import store
-from ...game_views import NOT_FOUND
+from ...game_views import seat_operation
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...seats import AS_SEAT, BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_NAMED, seat_of
 from .schemas import HandListSchema, HandScoreSchema
@@ -20,9 +20,10 @@ blp = Blueprint("hands", __name__, description="A match's finished hands.")
 @blp.route("/<string:game_id>/hands")
 class HandScores(MethodView):
     @blp.response(200, HandListSchema)
-    @blp.documents(
+    @seat_operation(
+        blp,
         "listHandScores",
-        {**BAD_TOKEN, **SEAT_NAMED, **NOT_FOUND, **STORE_ERRORS},
+        {},
         security=OPTIONAL_SEAT_AUTH,
         parameters=[AS_SEAT],
     )

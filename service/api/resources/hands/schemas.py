@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import fields
-
+from ...fields import NestedList
 from ...game_views.events import HandScoreSchema
 from ...responses import ResponseSchema
 
@@ -11,6 +10,4 @@ __all__ = ["HandListSchema", "HandScoreSchema"]
 
 
 class HandListSchema(ResponseSchema):
-    hands = fields.List(
-        fields.Nested(HandScoreSchema), metadata={"description": "Finished hands, in order."}
-    )
+    hands = NestedList(HandScoreSchema, "Finished hands, in order.")

@@ -17,10 +17,10 @@ from ....engine.moves import Declaration
 from ....engine.views import knowledge_of, position_knowledge
 from ...blueprint import Blueprint
 from ...context import bot_settings, store
-from ...game_views import NOT_FOUND
+from ...game_views import NOT_FOUND, seat_operation
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...schemas import ListedMovesQuerySchema, declarations_view
-from ...seats import AS_SEAT, BAD_TOKEN, SEAT_AUTH, SEAT_NAMED, seat_required
+from ...seats import AS_SEAT, BAD_TOKEN, OR_SEAT_NAMED, SEAT_AUTH, seat_required
 from .schemas import GameAnalysisQuerySchema, HintSchema, MoveAnalysesSchema, PositionHintSchema
 
 blp = Blueprint(
@@ -50,14 +50,11 @@ def _seat_to_play(game_id: str, what: str) -> tuple[Match, int]:
 @blp.route("/games/<string:game_id>/hint")
 class GameHint(MethodView):
     @blp.response(200, HintSchema)
-    @blp.documents(
+    @seat_operation(
+        blp,
         "getGameHint",
         {
-            **BAD_TOKEN,
-            **SEAT_NAMED,
-            **NOT_FOUND,
             409: "It is not your turn, or the match is over.",
-            **STORE_ERRORS,
         },
         security=SEAT_AUTH,
         parameters=[AS_SEAT],
@@ -81,8 +78,7 @@ class GameAnalysis(MethodView):
             **BAD_TOKEN,
             **NOT_FOUND,
             409: "It is not your turn, or the match is over.",
-            422: "`limit` is out of its range."
-            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
+            422: "`limit` is out of its range." + OR_SEAT_NAMED,
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,

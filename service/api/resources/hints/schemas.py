@@ -13,6 +13,8 @@ from ...fields import (
     Float,
     Integer,
     KeptMatta,
+    Nested,
+    NestedList,
     RulesField,
     StrictSchema,
     String,
@@ -27,17 +29,15 @@ from ...seats import AsSeat
 
 
 class HintSchema(ResponseSchema):
-    seat = Integer(metadata={"description": "The seat the hint is for."})
-    declaration = fields.Nested(
+    seat = Integer("The seat the hint is for.")
+    declaration = Nested(
         LegalDeclarationSchema,
+        "Cirulla: the declaration to make first, before `move`, as the "
+        "expert would (docs/rules.md C3; send it to the game's `declarations`); null "
+        "when there is none to make, and in every other variant.",
         allow_none=True,
-        metadata={
-            "description": "Cirulla: the declaration to make first, before `move`, as the "
-            "expert would (docs/rules.md C3; send it to the game's `declarations`); null "
-            "when there is none to make, and in every other variant."
-        },
     )
-    move = fields.Nested(LegalMoveSchema, metadata={"description": "The move to play."})
+    move = Nested(LegalMoveSchema, "The move to play.")
     value = Float(
         "The expected point margin of the hand for your side (your "
         "side's hand points minus the best other side's) if you play this move, as "
@@ -216,7 +216,7 @@ class MoveAnalysisSchema(ResponseSchema):
     """One legal move and the expert's estimate of it: every estimate is null (and
     `worlds` 0) when the budget or the clock left the move unevaluated."""
 
-    move = fields.Nested(LegalMoveSchema, metadata={"description": "The move."})
+    move = Nested(LegalMoveSchema, "The move.")
     evaluated = fields.Boolean(
         metadata={"description": "The move was evaluated (else every estimate is null)."}
     )
@@ -247,27 +247,23 @@ class MoveAnalysisSchema(ResponseSchema):
         "difference of (0 when exact; null with a single world).",
         allow_none=True,
     )
-    worlds = Integer(metadata={"description": "The worlds this move was played in."})
-    points = fields.Nested(
-        ExpectedPointsSchema,
-        allow_none=True,
-        metadata={"description": "Your side's expected points by category."},
+    worlds = Integer("The worlds this move was played in.")
+    points = Nested(
+        ExpectedPointsSchema, "Your side's expected points by category.", allow_none=True
     )
-    others = fields.Nested(
+    others = Nested(
         ExpectedPointsSchema,
+        "The expected points by category of the best other side (in "
+        "each world, the other side with the most points): `value` is the sum of "
+        "`points` minus the sum of `others`.",
         allow_none=True,
-        metadata={
-            "description": "The expected points by category of the best other side (in "
-            "each world, the other side with the most points): `value` is the sum of "
-            "`points` minus the sum of `others`."
-        },
     )
 
 
 class MoveAnalysesSchema(ResponseSchema):
     """Every legal move of the seat to play, with the expert's estimate, best first."""
 
-    seat = Integer(metadata={"description": "The seat the analysis is for."})
+    seat = Integer("The seat the analysis is for.")
     method = String(
         "`sampled`: cards are hidden from you, and every move was "
         "played in the same random deals of them, each hand finished by the greedy "
@@ -305,12 +301,10 @@ class MoveAnalysesSchema(ResponseSchema):
             "bonus and declarations) are not estimated: no move changes them."
         },
     )
-    moves = fields.List(
-        fields.Nested(MoveAnalysisSchema),
-        metadata={
-            "description": "Every legal move, once: the evaluated ones best first (by "
-            "`value`), then the others; unless `truncated`, then the first `limit`."
-        },
+    moves = NestedList(
+        MoveAnalysisSchema,
+        "Every legal move, once: the evaluated ones best first (by "
+        "`value`), then the others; unless `truncated`, then the first `limit`.",
     )
     truncated = fields.Boolean(
         required=True,

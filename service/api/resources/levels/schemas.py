@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
-from ...fields import BotLevel, Float, String
+from ...fields import BotLevel, Float, NestedList, String
 from ...responses import ResponseSchema
 
 
@@ -32,7 +32,5 @@ class BotLevelInfoSchema(ResponseSchema):
 
 
 class LevelListSchema(ResponseSchema):
-    levels = fields.List(
-        fields.Nested(BotLevelInfoSchema), metadata={"description": "Weakest first."}
-    )
+    levels = NestedList(BotLevelInfoSchema, "Weakest first.")
     ratings = String("How the ratings were measured.")

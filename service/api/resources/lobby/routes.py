@@ -12,7 +12,7 @@ from ....play.commands import Outcome
 from ...blueprint import Blueprint
 from ...commands import execute, game_headers, no_body
 from ...context import server_secret, store
-from ...game_views import LOCATION, NOT_FOUND
+from ...game_views import LOCATION, NOT_FOUND, seat_operation
 from ...game_views.answers import created_headers, join_answer, view_of
 from ...game_views.schemas import GameViewSchema, JoinInfoSchema
 from ...headers import CREATION_KEY_PARAMETER, ETAG, REPLAYED
@@ -114,15 +114,12 @@ class JoinCode(MethodView):
 @blp.route("/<string:game_id>/leave")
 class LeaveGame(MethodView):
     @blp.response(204, headers=ETAG)
-    @blp.documents(
+    @seat_operation(
+        blp,
         "leaveGame",
         {
-            **BAD_TOKEN,
-            **SEAT_NAMED,
-            **NOT_FOUND,
             409: "The match has started: a seat can leave only before. Or another change "
             "was stored first: try again.",
-            **STORE_ERRORS,
         },
         security=SEAT_AUTH,
         parameters=[X_SEAT],
@@ -139,14 +136,11 @@ class LeaveGame(MethodView):
 @blp.route("/<string:game_id>/rematch")
 class Rematch(MethodView):
     @blp.response(200, RematchSchema, headers={"Location": LOCATION, **ETAG})
-    @blp.documents(
+    @seat_operation(
+        blp,
         "rematchGame",
         {
-            **BAD_TOKEN,
-            **SEAT_NAMED,
-            **NOT_FOUND,
             409: "The match is not over yet (or has not started).",
-            **STORE_ERRORS,
         },
         security=SEAT_AUTH,
         parameters=[X_SEAT],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
-from ...fields import Integer, Name, StrictSchema, String
+from ...fields import Integer, Name, Nested, StrictSchema, String
 from ...game_views.schemas import GameViewSchema
 from ...responses import ResponseSchema
 
@@ -29,7 +29,7 @@ class JoinRequestSchema(StrictSchema):
 
 class JoinedSchema(ResponseSchema):
     id = String("The game id.")
-    seat = Integer(metadata={"description": "Your seat."})
+    seat = Integer("Your seat.")
     name = fields.String()
     team = Integer()
     token = String(
@@ -37,18 +37,15 @@ class JoinedSchema(ResponseSchema):
         "(and its replays with the same Idempotency-Key): send it as "
         "`Authorization: Bearer <token>`."
     )
-    state = fields.Nested(
+    state = Nested(
         GameViewSchema,
-        metadata={
-            "description": "Your view: `waiting` while seats are open, `playing` once you "
-            "took the last one."
-        },
+        "Your view: `waiting` while seats are open, `playing` once you took the last one.",
     )
 
 
 class RematchSchema(ResponseSchema):
     id = String("The rematch's game id.")
-    seat = Integer(metadata={"description": "Your seat there: the same as in this match."})
+    seat = Integer("Your seat there: the same as in this match.")
     token = String(
         "Your seat's token for the rematch. Every seat of the finished "
         "match gets its own by asking here with its token for that match; asking again "
@@ -56,4 +53,4 @@ class RematchSchema(ResponseSchema):
         "its service key acts for it with `X-Seat`).",
         allow_none=True,
     )
-    state = fields.Nested(GameViewSchema, metadata={"description": "Your view of the rematch."})
+    state = Nested(GameViewSchema, "Your view of the rematch.")

@@ -19,6 +19,7 @@ from ...seats import (
     AS_SEAT,
     BAD_TOKEN,
     OPTIONAL_SEAT_AUTH,
+    OR_SEAT_NAMED,
     SEAT_AUTH,
     SEAT_NAMED,
     X_SEAT,
@@ -73,7 +74,7 @@ class Moves(MethodView):
             "the stored 200, its If-Match stale because of the move itself.",
             422: "An illegal or ambiguous move: `detail` says why, `legal_captures` lists "
             "what the card may take. Or an Idempotency-Key reused with another body."
-            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
+            + OR_SEAT_NAMED,
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,
@@ -106,8 +107,7 @@ class Declarations(MethodView):
             422: "A declaration the rules refuse (another variant, not your first turn of "
             "the deal, declared already, cards that make no such declaration, a `matta_as` "
             "the 7C cannot take): `detail` says why. Or an Idempotency-Key reused with "
-            "another body."
-            " Or a seat named wrong by a service key (`as_seat`, `X-Seat`).",
+            "another body." + OR_SEAT_NAMED,
             **STORE_ERRORS,
         },
         security=SEAT_AUTH,

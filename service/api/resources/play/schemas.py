@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
-from ...fields import Boolean, Card, Cards, Integer, StrictSchema
+from ...fields import Boolean, Card, Cards, Integer, Nested, NestedList, StrictSchema
 from ...game_views.events import DeclarationEventSchema, Events
 from ...game_views.schemas import GameViewSchema, PlayedMoveSchema
 from ...responses import ResponseSchema
@@ -43,18 +43,15 @@ class DeclarationRequestSchema(StrictSchema):
 
 class SeatMovesSchema(ResponseSchema):
     seat = Integer()
-    moves = fields.List(
-        fields.Nested(LegalMoveSchema),
-        metadata={"description": "Every legal move now; empty when it is not this seat's turn."},
+    moves = NestedList(
+        LegalMoveSchema, "Every legal move now; empty when it is not this seat's turn."
     )
-    declarations = fields.List(
-        fields.Nested(LegalDeclarationSchema),
-        metadata={
-            "description": "Cirulla: the declarations this seat may make before it plays "
-            "(C3), sent to `POST /v1/games/{id}/declarations`; empty in every other case "
-            "(another variant, not its first turn of the deal, declared already, nothing "
-            "to declare)."
-        },
+    declarations = NestedList(
+        LegalDeclarationSchema,
+        "Cirulla: the declarations this seat may make before it plays "
+        "(C3), sent to `POST /v1/games/{id}/declarations`; empty in every other case "
+        "(another variant, not its first turn of the deal, declared already, nothing "
+        "to declare).",
     )
 
 
@@ -64,20 +61,14 @@ class MoveResultSchema(ResponseSchema):
         "What followed the move: the computer players' moves, deals, the hand's score, "
         "the match's end."
     )
-    state = fields.Nested(GameViewSchema, metadata={"description": "Your view after the move."})
+    state = Nested(GameViewSchema, "Your view after the move.")
 
 
 class DeclaredSchema(ResponseSchema):
-    declaration = fields.Nested(
-        DeclarationEventSchema,
-        metadata={"description": "The declaration, as the event log has it."},
-    )
-    state = fields.Nested(
-        GameViewSchema,
-        metadata={"description": "Your view after it: still your turn, your cards face up."},
-    )
+    declaration = Nested(DeclarationEventSchema, "The declaration, as the event log has it.")
+    state = Nested(GameViewSchema, "Your view after it: still your turn, your cards face up.")
 
 
 class BotMovesSchema(ResponseSchema):
     events = Events("The computer players' moves and what followed them.")
-    state = fields.Nested(GameViewSchema, metadata={"description": "The spectator's view."})
+    state = Nested(GameViewSchema, "The spectator's view.")

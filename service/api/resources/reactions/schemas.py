@@ -32,7 +32,7 @@ class ReactionRequestSchema(StrictSchema):
 class ReactionSchema(ResponseSchema):
     """A reaction, as the streams of the game send it (`event: reaction`)."""
 
-    seat = Integer(metadata={"description": "The seat that sent it."})
+    seat = Integer("The seat that sent it.")
     emote = _emote(f"The reaction. {_EMOTE}")
     at = fields.String(
         metadata={

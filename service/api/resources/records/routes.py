@@ -19,9 +19,9 @@ from ....play.commands import Outcome
 from ...blueprint import Blueprint
 from ...commands import execute
 from ...context import store
-from ...problems import STORE_ERRORS, Problem, ProblemType
+from ...problems import Problem, ProblemType
 from ...seats import check_owner
-from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
+from ...service_keys import key_operation, require_key
 from .schemas import ExportQuerySchema, ImportSchema, RecordSchema
 
 blp = Blueprint(
@@ -40,15 +40,13 @@ BATCH = 50
 @blp.route("/<string:game_id>/record")
 class GameRecord(MethodView):
     @blp.response(200, RecordSchema)
-    @blp.documents(
+    @key_operation(
+        blp,
         "getGameRecord",
         {
-            **NOT_A_KEY,
             404: "No game has this id, or its key did not create it.",
             409: "The match is not over: a record is of a finished or aborted match.",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def get(self, game_id: str) -> Any:
         """Read a match's record
@@ -88,15 +86,13 @@ class Export(MethodView):
             }
         }
     )
-    @blp.documents(
+    @key_operation(
+        blp,
         "exportGames",
         {
-            **NOT_A_KEY,
             422: "A filter is not valid (a time that is not RFC 3339 with its offset, "
             "`max` out of 1 to 1000).",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def get(self, query: dict[str, Any]) -> Any:
         """Export your finished matches
@@ -150,16 +146,14 @@ def _ms(moment: datetime | None, step: int) -> int | None:
 class Import(MethodView):
     @blp.arguments(ImportSchema)
     @blp.response(201, RecordSchema)
-    @blp.documents(
+    @key_operation(
+        blp,
         "importGame",
         {
-            **NOT_A_KEY,
             422: "The body is not a record; or the rules refuse it "
             "(`/problems/record-refused`: `event` is the first event they refuse, or a "
             "claim of the record its events contradict).",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Import a match's record

@@ -8,6 +8,8 @@ from ...fields import (
     BotLevel,
     Metadata,
     Name,
+    Nested,
+    NestedList,
     PlayerId,
     StrictSchema,
     String,
@@ -52,8 +54,8 @@ class RecordSchema(ResponseSchema):
     metadata = fields.Dict(
         keys=fields.String(), values=fields.String(), metadata={"description": "The game's."}
     )
-    seats = fields.List(fields.Nested(RecordSeatSchema), metadata={"description": "In order."})
-    result = fields.Nested(ResultSchema, metadata={"description": "How the match ended."})
+    seats = NestedList(RecordSeatSchema, "In order.")
+    result = Nested(ResultSchema, "How the match ended.")
     hands = fields.List(
         fields.Dict(),
         metadata={"description": "Each hand's score lines, in order (as `GET .../hands`)."},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import fields
 
-from ...fields import String, VariantName
+from ...fields import NestedList, String, VariantName
 from ...responses import ResponseSchema
 
 
@@ -37,9 +37,7 @@ class VariantInfoSchema(ResponseSchema):
     default_target = fields.Integer()
     min_target = fields.Integer()
     max_target = fields.Integer()
-    options = fields.List(
-        fields.Nested(OptionSchema), metadata={"description": "Its rule options."}
-    )
+    options = NestedList(OptionSchema, "Its rule options.")
     deal = String("How a `deck` given at creation is dealt.")
 
 

@@ -17,8 +17,7 @@ from ....play.webhooks.store import Endpoint, WebhookStore
 from ...blueprint import Blueprint
 from ...commands import context, execute, no_body
 from ...context import store
-from ...problems import STORE_ERRORS
-from ...service_keys import KEY_AUTH, NOT_A_KEY, require_key
+from ...service_keys import key_operation, require_key
 from .schemas import (
     DeliveryListSchema,
     DeliveryQuerySchema,
@@ -82,10 +81,8 @@ def _endpoint(owner: str, endpoint_id: str) -> Endpoint:
 
 
 #: What an operation on one delivery may answer.
-DELIVERY_ERRORS = {
-    **NOT_A_KEY,
-    404: "The key has no endpoint with this id, or it has no delivery with this id.",
-    **STORE_ERRORS,
+DELIVERY_NOT_FOUND = {
+    404: "The key has no endpoint with this id, or it has no delivery with this id."
 }
 
 
@@ -93,18 +90,16 @@ DELIVERY_ERRORS = {
 class Webhooks(MethodView):
     @blp.arguments(WebhookRequestSchema)
     @blp.response(201, EndpointCreatedSchema)
-    @blp.documents(
+    @key_operation(
+        blp,
         "createWebhook",
         {
-            **NOT_A_KEY,
             409: "The key has as many endpoints as the service allows "
             "(`WEBHOOK_MAX_ENDPOINTS`): delete one first.",
             422: "The body is not valid; or the URL is refused (`/problems/webhook-url-"
             "refused`: not https://, or a host that does not resolve, or resolves to a "
             "loopback, private, link-local or metadata address).",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Register a webhook endpoint
@@ -119,7 +114,7 @@ class Webhooks(MethodView):
         return reply.body, 201
 
     @blp.response(200, EndpointListSchema)
-    @blp.documents("listWebhooks", {**NOT_A_KEY, **STORE_ERRORS}, security=KEY_AUTH)
+    @key_operation(blp, "listWebhooks", {})
     def get(self) -> Any:
         """List the key's webhook endpoints
 
@@ -131,9 +126,7 @@ class Webhooks(MethodView):
 @blp.route("/<string:endpoint_id>")
 class WebhookItem(MethodView):
     @blp.response(200, EndpointSchema)
-    @blp.documents(
-        "getWebhook", {**NOT_A_KEY, **ENDPOINT_NOT_FOUND, **STORE_ERRORS}, security=KEY_AUTH
-    )
+    @key_operation(blp, "getWebhook", ENDPOINT_NOT_FOUND)
     def get(self, endpoint_id: str) -> Any:
         """Read a webhook endpoint
 
@@ -141,9 +134,7 @@ class WebhookItem(MethodView):
         return _shown(_endpoint(require_key(), endpoint_id))
 
     @blp.response(204)
-    @blp.documents(
-        "deleteWebhook", {**NOT_A_KEY, **ENDPOINT_NOT_FOUND, **STORE_ERRORS}, security=KEY_AUTH
-    )
+    @key_operation(blp, "deleteWebhook", ENDPOINT_NOT_FOUND)
     def delete(self, endpoint_id: str) -> Any:
         """Delete a webhook endpoint
 
@@ -156,15 +147,13 @@ class WebhookItem(MethodView):
 class Deliveries(MethodView):
     @blp.arguments(DeliveryQuerySchema, location="query")
     @blp.response(200, DeliveryListSchema)
-    @blp.documents(
+    @key_operation(
+        blp,
         "listWebhookDeliveries",
         {
-            **NOT_A_KEY,
             **ENDPOINT_NOT_FOUND,
             422: "`limit` or `before` is not valid.",
-            **STORE_ERRORS,
         },
-        security=KEY_AUTH,
     )
     def get(self, query: dict[str, Any], endpoint_id: str) -> Any:
         """List an endpoint's deliveries
@@ -188,11 +177,7 @@ class Deliveries(MethodView):
 @blp.route("/<string:endpoint_id>/deliveries/<string:message_id>")
 class DeliveryItem(MethodView):
     @blp.response(200, DeliverySchema)
-    @blp.documents(
-        "getWebhookDelivery",
-        DELIVERY_ERRORS,
-        security=KEY_AUTH,
-    )
+    @key_operation(blp, "getWebhookDelivery", DELIVERY_NOT_FOUND)
     def get(self, endpoint_id: str, message_id: str) -> Any:
         """Read a delivery
 
@@ -203,11 +188,7 @@ class DeliveryItem(MethodView):
 @blp.route("/<string:endpoint_id>/deliveries/<string:message_id>/retry")
 class DeliveryRetry(MethodView):
     @blp.response(202, DeliverySchema)
-    @blp.documents(
-        "retryWebhookDelivery",
-        DELIVERY_ERRORS,
-        security=KEY_AUTH,
-    )
+    @key_operation(blp, "retryWebhookDelivery", DELIVERY_NOT_FOUND)
     def post(self, endpoint_id: str, message_id: str) -> Any:
         """Send a delivery again
 

@@ -6,7 +6,15 @@ from marshmallow import fields, validate
 
 from ....play.webhooks.addresses import MAX_URL_LENGTH
 from ....play.webhooks.events import EVENT_TYPES
-from ...fields import Boolean, Enumerated, Enumeration, Integer, StrictSchema, String
+from ...fields import (
+    Boolean,
+    Enumerated,
+    Enumeration,
+    Integer,
+    NestedList,
+    StrictSchema,
+    String,
+)
 from ...responses import ResponseSchema
 
 EVENT_TYPE = Enumeration(
@@ -52,7 +60,7 @@ class WebhookRequestSchema(StrictSchema):
 
 
 class EndpointSchema(ResponseSchema):
-    id = fields.String(metadata={"description": "The endpoint's id.", "example": "ep_x3R"})
+    id = String("The endpoint's id.", example="ep_x3R")
     url = String("Where deliveries are POSTed.")
     events = fields.List(
         Enumerated(EVENT_TYPE), metadata={"description": "The event types it receives."}
@@ -71,21 +79,16 @@ class EndpointSchema(ResponseSchema):
 
 
 class EndpointCreatedSchema(EndpointSchema):
-    secret = fields.String(
-        metadata={
-            "description": "The endpoint's signing secret (Standard Webhooks, `whsec_` "
-            "then base64): shown only here. Verify each delivery's `webhook-signature` "
-            "with it (the `standardwebhooks` package does, docs/platforms.md).",
-            "example": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-        }
+    secret = String(
+        "The endpoint's signing secret (Standard Webhooks, `whsec_` "
+        "then base64): shown only here. Verify each delivery's `webhook-signature` "
+        "with it (the `standardwebhooks` package does, docs/platforms.md).",
+        example="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     )
 
 
 class EndpointListSchema(ResponseSchema):
-    endpoints = fields.List(
-        fields.Nested(EndpointSchema),
-        metadata={"description": "The key's endpoints, oldest first."},
-    )
+    endpoints = NestedList(EndpointSchema, "The key's endpoints, oldest first.")
 
 
 class AttemptSchema(ResponseSchema):
@@ -100,18 +103,16 @@ class AttemptSchema(ResponseSchema):
         "address`.",
         allow_none=True,
     )
-    duration_ms = Integer(metadata={"description": "How long it took, in milliseconds."})
+    duration_ms = Integer("How long it took, in milliseconds.")
     answer = String("The start of the endpoint's answer (200 characters at most).")
-    manual = Boolean(metadata={"description": "Asked for with `.../retry`."})
+    manual = Boolean("Asked for with `.../retry`.")
 
 
 class DeliverySchema(ResponseSchema):
-    id = fields.String(
-        metadata={
-            "description": "The message's id, its `webhook-id` header: the same on every "
-            "attempt (drop a duplicate you have handled).",
-            "example": "msg_IQXvjVesTzUolFf46urnQg.41",
-        }
+    id = String(
+        "The message's id, its `webhook-id` header: the same on every "
+        "attempt (drop a duplicate you have handled).",
+        example="msg_IQXvjVesTzUolFf46urnQg.41",
     )
     type = Enumerated(EVENT_TYPE, metadata={"description": "The event's type."})
     game = String("The game's id.")
@@ -121,16 +122,11 @@ class DeliverySchema(ResponseSchema):
         allow_none=True, metadata={"description": TIME + " Null unless an attempt is due."}
     )
     payload = fields.Dict(metadata={"description": "The body POSTed, as JSON."})
-    attempts = fields.List(
-        fields.Nested(AttemptSchema),
-        metadata={"description": "Its attempts, oldest first (the latest 25)."},
-    )
+    attempts = NestedList(AttemptSchema, "Its attempts, oldest first (the latest 25).")
 
 
 class DeliveryListSchema(ResponseSchema):
-    deliveries = fields.List(
-        fields.Nested(DeliverySchema), metadata={"description": "Newest first."}
-    )
+    deliveries = NestedList(DeliverySchema, "Newest first.")
     next = String("The URL of the next (older) page; null on the last.", allow_none=True)
 
 
