@@ -175,6 +175,21 @@ def seat_of_key(secret: str, seat: int) -> dict[str, str]:
     return {**key(secret), "X-Seat": str(seat)}
 
 
+def key_plays_first_move(client: FlaskClient, url: str, seat: int) -> tuple[dict[str, Any], Any]:
+    """ACME's key reads the legal moves of ``seat`` and plays the first for it: the moves
+    read and the move's answer."""
+    moves: dict[str, Any] = client.get(
+        f"{url}/legal-moves?as_seat={seat}", headers=key(ACME)
+    ).get_json()
+    move = moves["moves"][0]
+    played = client.post(
+        f"{url}/moves",
+        json={"card": move["card"], "capture": move["capture"]},
+        headers=seat_of_key(ACME, seat),
+    )
+    return moves, played
+
+
 class TestActingForSeats:
     def test_a_key_reads_and_plays_the_last_seat_of_a_six_player_game(
         self, keyed: Callable[..., FlaskClient]
@@ -191,14 +206,7 @@ class TestActingForSeats:
         assert events.status_code == 200, events.get_json()
         deal = next(e for e in events.get_json()["events"] if e["type"] == "deal")
         assert deal["cards"] == view.get_json()["hand"]
-        turn = view.get_json()["turn"]
-        moves = client.get(f"{url}/legal-moves?as_seat={turn}", headers=key(ACME)).get_json()
-        move = moves["moves"][0]
-        played = client.post(
-            f"{url}/moves",
-            json={"card": move["card"], "capture": move["capture"]},
-            headers=seat_of_key(ACME, turn),
-        )
+        _, played = key_plays_first_move(client, url, view.get_json()["turn"])
         assert played.status_code == 200, played.get_json()
         too_far = client.get(f"{url}?as_seat=6", headers=key(ACME))
         assert too_far.status_code == 422
@@ -217,14 +225,8 @@ class TestActingForSeats:
         spectator = client.get(url, headers=key(ACME)).get_json()
         assert spectator["you"] is None and "hand" not in spectator
         turn = spectator["turn"]
-        moves = client.get(f"{url}/legal-moves?as_seat={turn}", headers=key(ACME)).get_json()
+        moves, played = key_plays_first_move(client, url, turn)
         assert moves["seat"] == turn and moves["moves"]
-        move = moves["moves"][0]
-        played = client.post(
-            f"{url}/moves",
-            json={"card": move["card"], "capture": move["capture"]},
-            headers=seat_of_key(ACME, turn),
-        )
         assert played.status_code == 200, played.get_json()
         assert played.get_json()["state"]["you"] == turn
         # The seat's own token still plays it; the log shows each seat its own deal.

@@ -33,6 +33,8 @@ people = test_browser.people
 PORTRAIT = {"width": 390, "height": 844}
 LANDSCAPE = {"width": 844, "height": 390}
 PHONE = {"is_mobile": True, "has_touch": True}
+#: The emotes the page offers, in its order.
+EMOTES_SHOWN = ["applause", "laugh", "wow", "oops", "thinking", "sad", "hurry", "gg"]
 
 #: A first hand where Ann (seat 0, first to play) sweeps the table with her 10B: the
 #: table is 1D 2C 3S 4B (10 in all, no single card of 10: docs/rules.md R4.1-R4.2, and
@@ -626,16 +628,7 @@ def test_reactions_between_two_browsers(
     emotes = ann.page.eval_on_selector_all(
         "#reactions button", "els => els.map(e => [e.dataset.emote, e.getAttribute('aria-label')])"
     )
-    assert [e for e, _ in emotes] == [
-        "applause",
-        "laugh",
-        "wow",
-        "oops",
-        "thinking",
-        "sad",
-        "hurry",
-        "gg",
-    ]
+    assert [e for e, _ in emotes] == EMOTES_SHOWN
     assert dict(emotes)["gg"] == "Good game"
     # Behind one button: opened, then the emote; sent, they close.
     assert ann.page.is_hidden("#reactions")
