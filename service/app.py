@@ -31,7 +31,7 @@ from .api.json_provider import OrjsonProvider
 from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
-from .play import GameStore, background, connections
+from .play import GameStore, connections, queues
 
 API_DESCRIPTION = """\
 Play Scopa over HTTP: create a match, give each player their seat's secret token, and
@@ -135,11 +135,11 @@ def create_app(
         replica_timeout_seconds=settings.redis_replica_timeout_seconds,
     )
     # The computer players' queue (rq stores bytes: a client that does not decode).
-    queue_connection = background.queue_connection(
+    queue_connection = queues.queue_connection(
         settings.queue_redis_url or settings.redis_url,
         socket_timeout=settings.redis_timeout_seconds,
     )
-    app.extensions["scopa_bot_queue"] = background.queue_for(queue_connection)
+    app.extensions["scopa_bot_queue"] = queues.queue_for(queue_connection)
     readiness = breaker.Readiness(
         settings.redis_url, settings.redis_ready_timeout_seconds, redis_breaker
     )

@@ -19,9 +19,10 @@ import rq
 from . import config
 from .engine.build import check_engine, engine_build, engine_description
 from .play import BotSettings
-from .play.background import WorkerSettings, configure, queue_connection, queues_for
+from .play.queues import queue_connection, queues_for
 from .play.webhooks.addresses import allowed_hosts
 from .play.webhooks.queueing import HookSettings, retry_schedule
+from .play.workers import WorkerSettings, configure
 
 #: How often the worker looks for jobs whose worker died (rq's maintenance): they are
 #: retried once their heartbeat has expired (rq waits its monitoring interval + 60 s).

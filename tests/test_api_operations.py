@@ -22,8 +22,8 @@ from redis.crc import key_slot
 from service.api import ratelimit
 from service.api.observability import JsonFormatter
 from service.play import hash_token
-from service.play.background import queue_for
 from service.play.budget import Budget
+from service.play.queues import queue_for
 from tests.bench import floor
 from tests.conftest import TEST_SECRET
 from tests.helpers import Table

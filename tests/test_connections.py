@@ -15,8 +15,8 @@ from flask import Flask
 from redis.connection import SSLConnection
 
 from service.app import create_app
-from service.play.background import queue_connection
 from service.play.connections import Location, RedisUrlError, connect, parse
+from service.play.queues import queue_connection
 from tests.devredis import RedisServer
 from tests.live import free_port
 

@@ -20,8 +20,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from rq.registry import ScheduledJobRegistry, StartedJobRegistry
 
-from service.play.background import CLOCK_QUEUE_NAME, QUEUE_NAME, queue_for
 from service.play.budget import Budget
+from service.play.queues import CLOCK_QUEUE_NAME, QUEUE_NAME, queue_for
 from tests.helpers import Table
 from tests.test_workers import create, start_worker, view, wait_for  # noqa: F401 - a fixture
 

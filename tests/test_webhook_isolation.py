@@ -20,9 +20,9 @@ from flask.testing import FlaskClient
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from service.play.background import queues_for
 from service.play.budget import Budget
 from service.play.keys import webhook_runner
+from service.play.queues import queues_for
 from service.play.webhooks.queueing import QUEUE_NAME
 from service.play.webhooks.recording import record
 from service.play.webhooks.sending import TIMEOUT_SECONDS, Attempt, send

@@ -23,7 +23,7 @@ from rq.registry import StartedJobRegistry
 
 from service.engine.replay import comparable, replay
 from service.play import GameStore
-from service.play.background import queue_for
+from service.play.queues import queue_for
 
 #: Two expert computer players, to a target far enough that the match lasts a while.
 EXPERTS = {"target": 16, "seats": [{"name": "A", "bot": "expert"}, {"name": "B", "bot": "expert"}]}

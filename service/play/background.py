@@ -35,8 +35,8 @@ A job changes its game through the command path, as requests do
 caller (:class:`WorkerCaller`: a computer player, or the clock, acting for the seat to
 play). What follows its commits is done once, after its slice.
 
-The queues, and what a commit queues on them, are :mod:`service.play.queues`'s (whose
-names this module shows too); the worker's settings and store,
+The queues, and what a commit queues on them, are :mod:`service.play.queues`'s; the
+worker's settings and store,
 :mod:`service.play.workers`'. Keys: rq's own (service/play/queues.py); the budgets' are on
 the games' Redis.
 """
@@ -57,30 +57,16 @@ from .budget import Budget, Client
 from .commands import COMMANDS, Command, Context, run
 from .game import Game
 from .queues import (
-    CLOCK_QUEUE_NAME,
-    QUEUE_NAME,
     after_commit,
     clock_queue_for,
     job_options,
-    queue_connection,
     queue_for,
-    queues_for,
 )
 from .steps import Step
 from .store import GameNotFoundError, GameStore, VersionConflictError
-from .workers import WorkerSettings, configure, game_store, worker_settings
+from .workers import WorkerSettings, game_store, worker_settings
 
-__all__ = [
-    "CLOCK_QUEUE_NAME",
-    "QUEUE_NAME",
-    "WorkerSettings",
-    "advance",
-    "configure",
-    "queue_connection",
-    "queue_for",
-    "queues_for",
-    "time_out",
-]
+__all__ = ["advance", "time_out"]
 log = logging.getLogger(__name__)
 
 

@@ -26,7 +26,7 @@ import redis
 from rq.registry import StartedJobRegistry
 
 from service.app import create_app
-from service.play.background import QUEUE_NAME
+from service.play.queues import QUEUE_NAME
 from tests.devredis import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
