@@ -847,6 +847,9 @@ def test_emotes_drawn_behind_one_button_their_bubble_off_the_names(
     ann.page.wait_for_selector(".bubble[data-seat='0'][data-emote=gg]")
     mine = ann.page.evaluate(BUBBLE_CLEAR, 0)
     assert mine == {"overlap": 0, "inside": True, "drawn": mine["drawn"]} and mine["drawn"] >= 20
+    # One's own reaction shows from the answer to sending it; another seat's, from the
+    # stream (live once its state came).
+    wait_until(lambda: ann.page.get_attribute("#connection", "data-mode") == "live")
     bruno = {"Authorization": f"Bearer {created['seats'][1]['token']}"}
     sent = requests.post(
         f"{live_service.url}/v1/games/{game_id}/reactions",
@@ -859,4 +862,6 @@ def test_emotes_drawn_behind_one_button_their_bubble_off_the_names(
     his = ann.page.evaluate(BUBBLE_CLEAR, 1)
     assert his["overlap"] == 0 and his["inside"], his
     assert "Bruno" in ann.page.inner_text(".bubble[data-seat='1']")
+    # Ann's own, heard again from the stream (before Bruno's), is not shown twice.
+    assert ann.page.locator(".bubble[data-seat='0']").count() <= 1
     ann.screenshot("emote-bubbles")

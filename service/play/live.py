@@ -26,7 +26,8 @@ any other has the feed read the log.
 Reactions (emotes a seat sends) come on the game's sibling channel, which the hub
 listens to with the commits one: the feed keeps the last few for some seconds, and each
 follower takes those that came after it started following, with its next read of the log
-(so a stream whose token lost its seat sends none: it ends first). A stream that
+(so a stream whose token lost its seat sends none: it ends first); a stream sends its
+state once the reactions channel is confirmed, so it misses none sent after. A stream that
 reconnects starts afresh: nothing is replayed. So that a stream also notices a
 game that expired (which publishes nothing), and catches up even while the subscriber
 is down, it has the feed read the log again at each keep-alive.
@@ -127,6 +128,9 @@ class Feed:
         #: The latest reactions: (their number, when they came, the reaction).
         self._reactions: deque[tuple[int, float, dict[str, Any]]] = deque(maxlen=KEPT_REACTIONS)
         self._reacted = 0  # how many reactions came (the number of the latest)
+        #: Set once Redis confirmed the reactions' channel: from then on no reaction
+        #: sent to the game is missed (a reaction is only ever published, never kept).
+        self.hearing = threading.Event()
 
     def add(self, waiter: threading.Event) -> None:
         with self._lock:
@@ -288,6 +292,12 @@ class Follower:
         read = self.feed.since(start)
         self._reactions_seen = seen  # (only once read: a failed read loses none)
         return read._replace(reactions=reactions) if reactions else read
+
+    def hearing(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for Redis to confirm the game's reactions
+        channel (at once if it has); whether it did. A stream that starts after this
+        misses no reaction sent once its state is sent."""
+        return self.feed.hearing.wait(timeout)
 
     def wait(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for news; whether some came."""
@@ -474,6 +484,8 @@ class Hub:
                 reaction = _reaction(message["data"])
                 if reaction is not None:
                     reacting.react(reaction)
+            elif kind in ("ssubscribe", "subscribe"):
+                reacting.hearing.set()
             return
         if feed is None:
             return

@@ -10,6 +10,7 @@ import { FollowedGame, notStartedYet } from './followed.js';
 import { hideHint, showHint, showHintText } from './hint.js';
 import { clock, forgetTold, page, say, screen, showError, showMode } from './page.js';
 import * as saved from './saved.js';
+import { showReaction } from './reactions.js';
 import { closeDialog } from './sheet.js';
 import { t } from './strings.js';
 import { preview } from './table.js';
@@ -154,7 +155,8 @@ class Game extends FollowedGame {
   /** A quick reaction to everyone at the table (429: when to send the next). */
   async react(emote) {
     try {
-      await api.react(this.id, this.token, emote);
+      const reaction = await api.react(this.id, this.token, emote);
+      if (this.view) showReaction(this.view, reaction); // at once, even while polling
     } catch (error) {
       if (this.failed(error)) return;
       if (error instanceof ApiError && error.status === 429) {

@@ -26,6 +26,9 @@ export const EMOTES = [
 ];
 const DRAWINGS = new Map(EMOTES);
 const SHOWN_MS = 3500;
+/** The reactions shown lately (seat, emote and time): one's own shows from the answer to
+ * sending it, and again from the stream, once only. */
+const shown = new Set();
 
 /** The drawing of `emote`, as an <svg> (hidden from readers: its name is said). */
 export function emoteSvg(emote) {
@@ -40,6 +43,10 @@ export function emoteSvg(emote) {
 /** Show `reaction` ({seat, emote}) by its seat's box (yours too), not over its name. */
 export function showReaction(view, reaction) {
   if (!DRAWINGS.has(reaction.emote) || !view.seats[reaction.seat]) return;
+  const once = `${reaction.seat} ${reaction.emote} ${reaction.at}`;
+  if (shown.has(once)) return;
+  shown.add(once);
+  setTimeout(() => shown.delete(once), 4 * SHOWN_MS);
   const layer = $('#bubbles');
   const seatBox = $(`.seat[data-seat="${reaction.seat}"]`);
   const rect = seatBox?.getBoundingClientRect();

@@ -38,6 +38,9 @@ HUB = "scopa_live_hub"
 _hub_lock = threading.Lock()
 #: The Retry-After of a 503 when this process holds as many streams as it may.
 FULL_RETRY_SECONDS = 5
+#: The longest a stream that is the first on its game in this process waits, before its
+#: state, for Redis to confirm the game's reactions channel (usually a few milliseconds).
+HEARING_SECONDS = 1.0
 _VIEW = GameViewSchema()
 _LOG = EventLogSchema()
 #: The headers of a stream's answer.
@@ -77,6 +80,8 @@ def open_stream(game_id: str, start: int | None) -> Response:
     follower = follow(game_id)
     release = follower.close
     try:
+        # Reactions are only published: one sent once the state is out must be heard.
+        follower.hearing(HEARING_SECONDS)
         game = store().load(game_id)
         seat = seat_of_token(game, required=False)
         token_hash = None if requesting_key() else hash_token(str(bearer_token()))
