@@ -584,6 +584,42 @@ def test_teams_read_as_us_and_them(
     check_axe(ann, "a hand's score sheet of 6 players, us and them")
 
 
+@pytest.mark.parametrize("players", [4, 6])
+def test_the_other_seats_sit_around_you_the_partners_across(
+    people: Callable[..., Person], live_service: LiveService, players: int
+) -> None:
+    """On a phone held either way, the others sit around you as docs/rules.md R2.4 asks
+    of a table: the seat after yours on your right, the one before on your left, the rest
+    across; with four players the partner across between them, with six the far row the
+    three across (partners at its ends) over the near two. They were drawn left to right
+    in playing order before; a screen reader still reads them in playing order (issue 36,
+    item 7)."""
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.open()
+    ann.start(level="random", target=11, players=str(players))
+    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
+    you = ann.seat()[2]
+    for viewport in (PORTRAIT, LANDSCAPE):
+        ann.page.set_viewport_size(viewport)
+        seats = ann.page.eval_on_selector_all(
+            "#opponents .seat",
+            """els => els.map((e) => { const box = e.getBoundingClientRect();
+                return {seat: Number(e.dataset.seat), x: box.left + box.width / 2, y: box.top,
+                    partner: !!e.querySelector('.badge.partner')}; })""",
+        )
+        assert [s["seat"] for s in seats] == [(you + i) % players for i in range(1, players)]
+        assert [s["partner"] for s in seats] == [i % 2 == 0 for i in range(1, players)], seats
+        after, before = seats[0], seats[-1]
+        across = seats[1:-1]
+        # (six: the near two under the ends of the far row)
+        assert before["x"] <= min(s["x"] for s in across) < after["x"], (viewport, seats)
+        assert before["x"] < max(s["x"] for s in across) <= after["x"], (viewport, seats)
+        assert [s["x"] for s in across] == sorted((s["x"] for s in across), reverse=True)
+        if players == 6:  # the far row above the near one
+            assert max(s["y"] for s in across) < min(after["y"], before["y"]), seats
+    check_axe(ann, f"{players} seats around the table")
+
+
 # -- 8. the hand's score explained ----------------------------------------------------------------
 
 PRIMIERA = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}

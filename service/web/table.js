@@ -148,9 +148,15 @@ function renderInfo(view) {
 }
 
 function renderSeats(view, ui) {
-  fill($('#opponents'), otherSeats(view).map((seat) => seatBox(view, seat, ui)));
+  const opponents = $('#opponents');
+  fill(opponents, otherSeats(view).map((seat) => seatBox(view, seat, ui)));
   const me = $('#me');
-  if (view.you === null || view.you === undefined) {
+  const seated = view.you !== null && view.you !== undefined;
+  // Seated, the others are drawn around you as the game goes (docs/rules.md R2.4: the next
+  // seat on your right), a partner across: read in playing order, drawn right to left.
+  opponents.dataset.around = String(seated);
+  opponents.dataset.count = String(opponents.children.length);
+  if (!seated) {
     fill(me);
     return;
   }
