@@ -108,13 +108,19 @@ TEST_WORKERS ?= auto
 PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 
 # The browser tests (tests/test_browser.py) drive Debian's Chromium: installed here where
-# apt-get can (as root), quietly; where it cannot, those tests skip and the rest run.
+# apt-get can (as root), quietly; where it cannot, those tests skip and the rest run. The
+# Node.js tools (axe-core for the browser tests, the TypeScript client's) are installed
+# first where npm is, so that no two test workers install them at once.
 test: $(STAMP) ## Run the test suite (it starts its own private Redis)
 	@[ -x /usr/bin/chromium ] || ! command -v apt-get >/dev/null 2>&1 || { \
 		echo "installing Debian's chromium for the browser tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends chromium) >/dev/null 2>&1 \
 		|| echo "could not install chromium: the browser tests will skip"; }
+ifneq ($(HAVE_NPM),)
+	@$(MAKE) --no-print-directory node-tools >/dev/null \
+		|| echo "could not install the Node.js tools: the tests that need them will skip"
+endif
 	$(VENV_PY) -m pytest $(PYTEST_PARALLEL)
 
 # The mypyc build (`make compile`) lives in build/mypyc, off the import path: `make test`

@@ -17,7 +17,7 @@ import requests
 
 from tests import test_browser
 from tests.live import LiveService
-from tests.test_browser import Person, api_view, check_axe, names, wait_until
+from tests.test_browser import Person, api_view, check_axe, names, run_axe, wait_until
 from tests.test_browser_play import (
     EMOTES_SHOWN,
     LANDSCAPE,
@@ -371,7 +371,6 @@ def test_the_hint_link_reads_and_the_hand_is_named_as_it_shows(
     cards of the hand are named as they show (no `aria-label` saying something else than
     their visible index: axe-core's label-content-name-mismatch, which it runs only when
     asked, finds nothing), the hint open (issue 36, item 9)."""
-    axe = pytest.importorskip("axe_playwright_python.sync_playwright")
     created = requests.post(
         f"{live_service.url}/v1/games",
         json={
@@ -388,11 +387,8 @@ def test_the_hint_link_reads_and_the_hand_is_named_as_it_shows(
     ann.page.wait_for_selector("#hint-text:not([hidden]) a")
     ratio = contrast(ann, "#hint-text a")
     assert ratio >= 4.5, f"the hint's link: {ratio:.1f}:1"
-    options = {
-        "rules": {"label-content-name-mismatch": {"enabled": True}},
-        "resultTypes": ["violations"],
-    }
-    violations = axe.Axe().run(ann.page, options=options).response["violations"]
+    options = {"rules": {"label-content-name-mismatch": {"enabled": True}}}
+    violations = run_axe(ann.page, options)
     assert [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in violations] == []
     # The cards still say their names to a screen reader (their text, not a label).
     english = names(live_service, "en")

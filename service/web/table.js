@@ -301,9 +301,10 @@ function renderChoices(view, ui) {
           type: 'button',
           class: 'choice',
           tabindex: i === 0 ? '0' : '-1',
-          'aria-label': t('take', { cards: cardList(capture) }),
           dataset: { capture: capture.join(' ') },
         },
+        // Named by its text, as the hand's cards are (a label would hide the faces' index).
+        h('span', { class: 'visually-hidden' }, t('take', { cards: cardList(capture) })),
         capture.map((code) => cardFace(code, ui.faces, { class: 'face mini' })),
       ),
     ),
