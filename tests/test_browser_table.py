@@ -474,8 +474,93 @@ def test_the_join_form_says_which_game_you_join(
     bruno.open(f"/play?game={created['id']}&code={code}")
     bruno.page.wait_for_selector("#join:not([hidden]) #join-seats li")
     said = bruno.page.inner_text("#join-game")
-    assert said == "Scopone · Players: 4 · playing to 16 points · Time per move: 30 s", said
+    assert said == (
+        "Scopone · Players: 4 · 3 seats open · playing to 16 points · Time per move: 30 s"
+    ), said
     check_axe(bruno, "the join form")
+
+
+#: The phone's share sheet, stubbed: what the page hands it is kept in ``window.shared``.
+SHARE_SHEET = """
+window.shared = [];
+Object.defineProperty(Navigator.prototype, 'share', {
+  configurable: true,
+  value(data) { window.shared.push(JSON.parse(JSON.stringify(data))); return Promise.resolve(); },
+});
+"""
+
+
+def test_a_friend_joins_by_the_room_code_typed_on_a_phone(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Ann creates a game with a seat open for a friend: the waiting room shows its room
+    code large, in groups one reads out ("K7QX 2MPA 9R"), and Share hands the phone's share
+    sheet the link. Bruno, on his phone, types the code on the home screen, in lower case
+    with a space (a wrong one first: said in words by the field); the join form says the
+    game, its target and clock and the seat open; he joins, and both are at the table
+    (issue 36, item 5)."""
+    ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.page.add_init_script(script=SHARE_SHEET)
+    ann.open()
+    ann.start(against="friends", target=11, players="2", clock="60")
+    ann.page.wait_for_selector("#lobby:not([hidden]) #room-code:not(:empty)")
+    shown = ann.page.inner_text("#room-code")
+    assert re.fullmatch(r"[0-9A-Z]{4} [0-9A-Z]{4} [0-9A-Z]{2}", shown), shown
+    game_id, token, _ = ann.seat()
+    code = api_view(live_service, game_id, token)["join"]["code"]
+    assert shown.replace(" ", "") == code
+    sizes = ann.page.evaluate(
+        """() => [document.querySelector('#room-code'), document.querySelector('#lobby-seats')]
+            .map((e) => parseFloat(getComputedStyle(e).fontSize))"""
+    )
+    assert sizes[0] >= 1.5 * sizes[1], sizes  # large beside the page's text
+    link = ann.page.input_value("#share-link")
+    assert link == f"{live_service.url}/play?game={game_id}&code={code}"
+    check_axe(ann, "the waiting room with its room code")
+    ann.screenshot("room-code-waiting-room")
+    ann.page.tap("#share-button")
+    shared = wait_until(lambda: ann.page.evaluate("window.shared"), what="the share sheet")
+    assert shared == [
+        {"title": "Scopa", "text": f"Play Scopa with me: room code {shown}", "url": link}
+    ]
+
+    bruno = people("Bruno", viewport=PORTRAIT, **PHONE)
+    bruno.open()
+    bruno.page.wait_for_selector("#setup:not([hidden])")
+    field = "#code-form [name=code]"
+    assert bruno.page.evaluate(
+        f"""() => {{ const input = document.querySelector('{field}');
+            return [input.inputMode, input.getAttribute('autocapitalize'),
+                    input.labels[0].textContent.trim()]; }}"""
+    ) == ["text", "characters", "Room code"]
+    wrong = "zzzz zzzz zz" if code != "Z" * 10 else "yyyy yyyy yy"
+    bruno.page.fill(field, wrong)
+    bruno.allowed = re.compile(r"status of 404")  # (the browser logs the answer it got)
+    bruno.page.tap("#code-form [type=submit]")
+    bruno.page.wait_for_selector("#code-error:not(:empty)")
+    bruno.allowed = None
+    assert bruno.page.inner_text("#code-error") == (
+        "No game is waiting for players with this code: check it, or ask for it again."
+    )
+    assert bruno.page.get_attribute(field, "aria-invalid") == "true"
+    assert bruno.page.is_visible("#setup")
+    check_axe(bruno, "the home screen, a room code not found")
+    bruno.screenshot("room-code-not-found")
+    bruno.page.fill(field, f"{code[:4].lower()} {code[4:].lower()}")
+    bruno.page.tap("#code-form [type=submit]")
+    bruno.page.wait_for_selector("#join:not([hidden]) #join-seats li")
+    assert bruno.page.inner_text("#join-game") == (
+        "Scopa · Players: 2 · 1 seat open · playing to 11 points · Time per move: 60 s"
+    )
+    assert "Ann" in bruno.page.inner_text("#join-seats")
+    check_axe(bruno, "the join form, opened by a room code")
+    bruno.page.fill("#join-form [name=name]", "Bruno")
+    bruno.page.tap("#join-form [type=submit]")
+    for person in (ann, bruno):
+        person.page.wait_for_selector("#game:not([hidden])")
+        assert "Ann" in person.page.inner_text("#opponents") or person is ann
+    assert bruno.seat()[0] == game_id and bruno.seat()[2] == 1
+    assert "Bruno" in ann.page.inner_text("#opponents")
 
 
 # -- 6. a club's options ------------------------------------------------------------------------

@@ -396,6 +396,9 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
         if path.endswith("/join") and game is not None:
             code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), game.game_id)
             kwargs["json"] = {"name": "Zoe", "code": code if status != 403 else "0" * 10}
+    if path == "/v1/invitations/{code}":  # a game's room code, or one of no game
+        code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), games.waiting().game_id)
+        params["code"] = code.lower() if status == 200 else "0" * 10
     if method == "GET" and path.endswith("/join") and game is not None:
         code = join_code(DEFAULT_ENV["SERVER_SECRET"].encode(), game.game_id)
         query = "" if status == 422 else "?code=" + (code if status != 403 else "0" * 10)

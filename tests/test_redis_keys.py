@@ -29,6 +29,7 @@ PINNED: list[tuple[Callable[..., str], tuple[object, ...], dict[str, object], st
     (keys.game_reactions_channel, (GAME,), {}, "scopa:game:{Xy7_abc}:reactions"),
     (keys.creation, (HASH,), {}, "scopa:creation:{0123456789abcdef0123456789abcdef}"),
     (keys.bulk_creation, (HASH,), {}, "scopa:round:{0123456789abcdef0123456789abcdef}"),
+    (keys.invitation, (HASH,), {}, "scopa:invitation:{0123456789abcdef0123456789abcdef}"),
     (keys.listing, (OWNER,), {}, "scopa:owner:{acme}:games"),
     (keys.listing, (OWNER, "p:1"), {}, "scopa:owner:{acme}:player:p:1"),
     (keys.listing, (OWNER,), {"over": True}, "scopa:owner:{acme}:over"),

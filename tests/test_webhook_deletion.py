@@ -10,12 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+import pytest
 import redis
 from flask import Flask
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from service.play.keys import webhook_deliveries
+from service.play.keys import invitation, webhook_deliveries
 from service.play.webhooks.deletion import emptied
 from service.play.webhooks.events import EVENT_TYPES
 from service.play.webhooks.store import WebhookStore
@@ -29,15 +30,28 @@ SEATS = {
 }
 
 
+def leading_to(connection: redis.Redis, game_id: str) -> list[bytes]:
+    """The index entries that name the game in their value, not their key: the join
+    codes' (service/play/invitations.py)."""
+    return [
+        key
+        for key in connection.scan_iter(match=invitation("*"))
+        if connection.get(key) == game_id.encode()
+    ]
+
+
+@pytest.mark.parametrize("open_seat", [False, True], ids=["playing", "waiting"])
 def test_a_game_aborted_then_deleted_at_once_has_every_event_delivered_then_nothing_left(
     make_app: Callable[..., Flask],
     redis_url: str,
     start_worker: Callable[..., subprocess.Popen[bytes]],
+    open_seat: bool,
 ) -> None:
     """Abort, then DELETE straight away: the endpoint that answers gets every event of
     the game in order, `game.aborted` last; the one whose receiver is down has its
     deliveries tried for a few seconds, then given up. 30 s after the 204, no Redis key
-    names the game, and neither endpoint's delivery log holds its player ids, names or
+    names the game (nor, for a game aborted while it waited for people, leads to it by its
+    join code: issue 36, item 5), and neither endpoint's delivery log holds its player ids, names or
     metadata (each delivery is still listed, with its status)."""
     received: list[dict[str, Any]] = []
 
@@ -58,7 +72,12 @@ def test_a_game_aborted_then_deleted_at_once_has_every_event_delivered_then_noth
         assert made.status_code == 201
         endpoints.append(made.get_json()["id"])
     start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE="3600")
-    game_id = client.post("/v1/games", json=SEATS, headers=KEY).get_json()["id"]
+    body = {**SEATS, "seats": [*SEATS["seats"], {"open": True}]} if open_seat else SEATS
+    created = client.post("/v1/games", json=body, headers=KEY).get_json()
+    game_id = created["id"]
+    if open_seat:  # its join code leads to it, until the abort
+        with redis.Redis.from_url(redis_url) as connection:
+            assert leading_to(connection, game_id)
     # The down endpoint's first delivery failed: its next attempt is an hour away.
     wait_for(
         lambda: any(
@@ -86,9 +105,12 @@ def test_a_game_aborted_then_deleted_at_once_has_every_event_delivered_then_noth
     )
     with redis.Redis.from_url(redis_url) as connection:
         wait_for(
-            lambda: not list(connection.scan_iter(match=f"*{game_id}*")),
+            lambda: (
+                not list(connection.scan_iter(match=f"*{game_id}*"))
+                and not leading_to(connection, game_id)
+            ),
             30 - (time.monotonic() - deleted),
-            "no Redis key naming the game",
+            "no Redis key naming the game, nor an index entry leading to it",
         )
         values = b"".join(
             orjson.dumps({k.decode(): v.decode() for k, v in connection.hgetall(k).items()})

@@ -7,6 +7,19 @@ from __future__ import annotations
 #: (version, what changed for clients), newest first.
 CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
+        "1.2.0",
+        (
+            "New operation `findInvitation`, `GET /v1/invitations/{code}`: the game waiting "
+            "for people that a join code lets in, found by the code alone (as a person "
+            "types it: any case, spaces and dashes ignored), answered as `readInvitation` "
+            "answers (a spectator's `GameView`, with the game's `id`). A wrong code, "
+            "whatever is wrong with it, is a 404 of the new problem type "
+            "`/problems/invitation-not-found`.",
+            "`findInvitation` counts against a new quota, `invitations` (30 a minute per "
+            "address by default, `INVITATION_LIMIT_PER_ADDRESS`; 429 past it).",
+        ),
+    ),
+    (
         "1.1.1",
         (
             "`as_seat` and `X-Seat` name seats 0 to 5: a service key reads and plays the "

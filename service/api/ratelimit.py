@@ -11,7 +11,9 @@ computer seat, and a person's move, one per computer seat that replies within th
 request: over the quota, they reply on a background worker instead), ``creations`` (per
 hour: a game takes memory in Redis until it expires; rematches count),
 ``analysis`` (the stateless legal moves and scores of a position: a 34-card table has
-thousands of moves) and ``reactions`` (emotes sent to a game's streams: each is sent
+thousands of moves), ``invitations`` (games looked up by their join code alone,
+``GET /v1/invitations/{code}``: a code is 50 bits, so that nobody tries codes at speed)
+and ``reactions`` (emotes sent to a game's streams: each is sent
 to every stream open on the game). Each limit is a setting (0 turns it off); see :data:`QUOTAS`.
 Probes and the docs pages are never limited (``/openapi.json`` and, when it is served on
 the service's port, ``/metrics`` are: the spec is 200 KB). An address counts as its
@@ -100,6 +102,7 @@ QUOTAS = {
             "SERVICE_KEY_CREATION_LIMIT",
         ),
         Quota("analysis", "ANALYSIS_LIMIT_PER_ADDRESS", None, 60, "position analyses"),
+        Quota("invitations", "INVITATION_LIMIT_PER_ADDRESS", None, 60, "join codes looked up"),
         Quota(
             "reactions", "REACTION_LIMIT_PER_ADDRESS", "REACTION_LIMIT_PER_TOKEN", 60, "reactions"
         ),

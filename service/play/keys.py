@@ -14,6 +14,8 @@ argument; the slot is the tag's)::
     scopa:creation:{<hash>}               string: the game a creation's Idempotency-Key
                                           created
     scopa:round:{<hash>}                  string: a bulk creation's kept answer
+    scopa:invitation:{<hash>}             string: the game a join code (its keyed hash)
+                                          lets people into (service/play/invitations.py)
     scopa:owner:{<owner>}:games           sorted set: the games a service key created
     scopa:owner:{<owner>}:player:<player> sorted set: those with a seat of that player
     scopa:owner:{<owner>}:over            sorted set: its games finished or aborted
@@ -45,6 +47,7 @@ ROOT = "scopa:"
 GAME = ROOT + "game:"
 CREATION = ROOT + "creation:"
 BULK_CREATION = ROOT + "round:"
+INVITATION = ROOT + "invitation:"
 LISTING = ROOT + "owner:"
 RATE = ROOT + "rate:"
 BUDGET = ROOT + "budget:"
@@ -90,6 +93,11 @@ def creation(name: str) -> str:
 def bulk_creation(name: str) -> str:
     """The answer kept for a bulk creation's Idempotency-Key (its keyed hash; its own slot)."""
     return _tagged(BULK_CREATION, name)
+
+
+def invitation(name: str) -> str:
+    """The id of the game a join code (its keyed hash) lets people into (its own slot)."""
+    return _tagged(INVITATION, name)
 
 
 def listing(owner: str, player_id: str | None = None, *, over: bool = False) -> str:

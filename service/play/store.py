@@ -14,9 +14,12 @@ Keys (named by :mod:`.keys`; a game's keys share its Redis Cluster slot)::
     keys.game_events(<id>)      list of event JSON, oldest first
     keys.creation(<hash>)       the id of the game a creation's Idempotency-Key created
     keys.bulk_creation(<hash>)  the answer kept for a bulk creation's Idempotency-Key
+    keys.invitation(<hash>)     the id of the game waiting for people a join code lets
+                                into (:mod:`.invitations`)
 
 A game's keys expire ``ttl`` seconds after its last write; a creation's, ``ttl`` seconds
-after the creation. A game a service key created is also in that key's listing indexes
+after the creation; a join code's entry, ``ttl`` seconds after the game's last commit
+while it waited. A game a service key created is also in that key's listing indexes
 (:mod:`.listing`), whose expiry each commit of the game moves on as well.
 
 Every commit also publishes, in the same script, what it appended to the log on the
@@ -54,6 +57,7 @@ from . import keys
 from .connections import Client, close
 from .game import Game
 from .idempotency import Answer, IdempotentRequest
+from .invitations import Invitation
 from .listing import GameIndex
 from .steps import Step
 
@@ -369,6 +373,7 @@ class GameStore:
         *,
         request: IdempotentRequest | None = None,
         answer: Answer | None = None,
+        invitation: Invitation | None = None,
     ) -> None:
         """Store ``step``: its game as the next version, its events appended to the log,
         and for an idempotent ``request`` its ``answer``, all at once, if nobody
@@ -376,7 +381,9 @@ class GameStore:
         nothing. A new game (at version 1) is stored only if its id is free. Once stored,
         what it appended is published on the game's log channel
         (:func:`.keys.game_log_channel`), in the same script: whoever follows the game
-        live hears of every commit.
+        live hears of every commit. Then its join code's entry in the index of
+        invitations is written or dropped as ``invitation`` says (:mod:`.invitations`),
+        and its listing indexes' expiry moved on, in one round trip.
 
         This is the one place a change to a game is committed."""
         game = step.game
@@ -410,23 +417,32 @@ class GameStore:
             written = self._cas(keys=names, args=args, client=client)
         if not written:
             raise VersionConflictError(game.id)
-        if game.owner is not None:  # its listing indexes live as long as it does
-            with client.pipeline(transaction=False) as pipe:  # (those of games over:
-                # refreshed as it enters them, after its commits: queues.after_commit)
+        if game.owner is None and invitation is None:
+            return
+        with client.pipeline(transaction=False) as pipe:
+            if game.owner is not None:  # its listing indexes live as long as it does
+                # (those of games over: refreshed as it enters them, after its commits:
+                # queues.after_commit)
                 for key in keys.listings(game.owner, game.player_ids):
                     pipe.expire(key, self.ttl)
-                pipe.execute()
+            if invitation is not None:
+                if invitation.keep is not None:
+                    pipe.set(keys.invitation(invitation.keep), game.id, ex=self.ttl)
+                for name in invitation.drop:
+                    pipe.delete(keys.invitation(name))
+            pipe.execute()
 
     @property
     def index(self) -> GameIndex:
         """The service keys' listing indexes (:mod:`.listing`)."""
         return GameIndex(self.redis, self.ttl)
 
-    def delete(self, game: Game) -> None:
+    def delete(self, game: Game, invitation: str | None = None) -> None:
         """Delete ``game`` as it was read: its hash and event log, the pointer of the
-        Idempotency-Key that created it, and its entries in its owner's listing indexes;
-        its streams are told it is gone. VersionConflictError, deleting nothing, if it
-        changed since it was read."""
+        Idempotency-Key that created it, its join code's entry in the index of
+        invitations (``invitation``, its name, if it may have one) and its entries in its
+        owner's listing indexes; its streams are told it is gone. VersionConflictError,
+        deleting nothing, if it changed since it was read."""
         client = self.redis
         names = [keys.game(game.id), keys.game_events(game.id)]
         fields = self._delete(
@@ -441,8 +457,16 @@ class GameStore:
             found = _CREATION_FIELD.fullmatch(field if isinstance(field, str) else field.decode())
             if found:
                 client.delete(keys.creation(found.group(1)))
+        if invitation is not None:
+            client.delete(keys.invitation(invitation))
         if game.owner is not None:
             self.index.remove(game.owner, game.id, game.player_ids)
+
+    def invitation(self, name: str) -> str | None:
+        """The id of the game the join code whose entry is ``name`` lets people into,
+        as the index of invitations says (:mod:`.invitations`), or None."""
+        found = self._read("GET", keys.invitation(name))
+        return None if found is None else str(found)
 
     def load_many(self, game_ids: list[str]) -> list[Game | None]:
         """The games of ``game_ids`` as last committed (None for one that is gone), read

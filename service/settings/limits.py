@@ -41,6 +41,8 @@ class Limits(Section):
             creation counts; 0: no limit)
         analysis_limit_per_address: `POST /v1/legal-moves` and `POST /v1/score` a minute per client
             address (0: no limit)
+        invitation_limit_per_address: `GET /v1/invitations/{code}` (a game found by its join
+            code alone) a minute per client address, found or not (0: no limit)
         export_limit_per_key: `GET /v1/games/export` a minute per service key (0: no limit): each
             reads up to 1,000 records
         listing_limit_per_key: `GET /v1/games` (a page of a listing) a minute per service key (0: no
@@ -64,6 +66,7 @@ class Limits(Section):
     service_key_rate_limit: int = nonnegative(12000)
     service_key_creation_limit: int = nonnegative(6000)
     analysis_limit_per_address: int = nonnegative(300)
+    invitation_limit_per_address: int = nonnegative(30)
     export_limit_per_key: int = nonnegative(30)
     listing_limit_per_key: int = nonnegative(600)
     address_prefix_v4: int = nonnegative(32, maximum=32)

@@ -185,6 +185,12 @@ export const api = {
     const path = game(id, `/join?${new URLSearchParams({ code })}`);
     return (await persistent((wait) => call('GET', path, { wait }), signal)).body;
   },
+  /** The game waiting for people that a room code lets in, found by the code alone
+   * (GET /v1/invitations/{code}): the invitation's view, its `id` in it. */
+  async invitationByCode(code, signal) {
+    const path = `/v1/invitations/${encodeURIComponent(code)}`;
+    return (await persistent((wait) => call('GET', path, { wait }), signal)).body;
+  },
   /** The log after `after`; null when it has not changed since version `version`. Once:
    * the caller (polling) retries it. */
   async events(id, token, after, version) {

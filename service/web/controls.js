@@ -2,7 +2,7 @@
 // pointer and keyboard (the focus kept where the player is), the reactions.
 
 import { network } from './api.js';
-import { $, $$, fill } from './dom.js';
+import { $, $$ } from './dom.js';
 import { fitCards } from './fit.js';
 import { newGame } from './game.js';
 import { sayHintAgain } from './hint.js';
@@ -12,9 +12,9 @@ import { useNames } from './names.js';
 import { keepFocus, page, sayAgain, showError, showMode } from './page.js';
 import { showReactions } from './reactions.js';
 import * as saved from './saved.js';
-import { join, start } from './setup.js';
+import { codeError, findByCode, join, shareRoom, start } from './setup.js';
 import { closeDialog, showResult, showScores } from './sheet.js';
-import { language, loadStrings, setLanguage, t, translatePage } from './strings.js';
+import { language, loadStrings, setLanguage, translatePage } from './strings.js';
 import { preview } from './table.js';
 
 /** The page in the words of its language (and its cards' names, for its faces). */
@@ -89,16 +89,13 @@ export function wire() {
     join(event.target);
   });
 
-  $('#copy').addEventListener('click', async () => {
-    const input = $('#share-link');
-    input.select();
-    try {
-      await navigator.clipboard.writeText(input.value);
-      fill($('#copy'), t('copied'));
-    } catch {
-      // no clipboard here: the link is selected, ready to copy by hand
-    }
+  const byCode = $('#code-form');
+  byCode.addEventListener('submit', (event) => {
+    event.preventDefault();
+    findByCode(byCode);
   });
+  byCode.elements.code.addEventListener('input', () => codeError(null));
+  $('#share-button').addEventListener('click', shareRoom);
   $('#leave').addEventListener('click', () => page.game?.leave().catch(showError));
 
   const hand = $('#hand');

@@ -150,10 +150,22 @@ export function seatList(view, you) {
   );
 }
 
+/** A room code as people read it out: in groups of four ("K7QX 2MPA 9R"). */
+export function groupCode(code) {
+  return (code.match(/.{1,4}/g) ?? []).join(' ');
+}
+
+/** The waiting room. Its creator (`shareUrl`: the link made from the code it was given)
+ * shows the room code, large, and the link to share: the view's own (`join`, the code
+ * of now, after a rotation too). */
 export function renderLobby(view, you, shareUrl) {
   fill($('#lobby-seats'), seatList(view, you));
   const open = view.seats.filter((seat) => seat.open).length;
   fill($('#lobby-waiting'), open ? t('waitingMore', { n: open }) : '');
-  $('#share').hidden = !shareUrl;
-  if (shareUrl) $('#share-link').value = shareUrl;
+  const link = shareUrl && view.join ? new URL(view.join.link, location.origin).href : shareUrl;
+  $('#share').hidden = !link;
+  if (!link) return;
+  $('#share-link').value = link;
+  const code = view.join?.code ?? new URL(link).searchParams.get('code') ?? '';
+  fill($('#room-code'), groupCode(code));
 }

@@ -1,15 +1,18 @@
-// The screens before a match: the new-game form sent, the join form a share link opens.
+// The screens before a match: the new-game form sent, the join form a share link (or a
+// room code typed on the home screen) opens, and the room code shared from the waiting room.
 
 import { ApiError, api } from './api.js';
 import { $, fill, h } from './dom.js';
 import { openGame } from './game.js';
-import { creation, seatList } from './lobby.js';
+import { creation, groupCode, seatList } from './lobby.js';
 import { variantName } from './names.js';
 import { page, screen, showError } from './page.js';
 import * as saved from './saved.js';
 import { t } from './strings.js';
 
-export async function showJoin(id, code) {
+/** The join form of the game `id`, for its join `code`; `found`: its invitation, read
+ * already (a room code typed), else read here. */
+export async function showJoin(id, code, found = null) {
   screen('join');
   const form = $('#join-form');
   form.dataset.game = id;
@@ -19,7 +22,7 @@ export async function showJoin(id, code) {
   fill($('#join-seats'));
   fill($('#join-game'));
   try {
-    const view = await api.invitation(id, code);
+    const view = found ?? (await api.invitation(id, code));
     await page.ready;
     fill($('#join-game'), joinedGame(view));
     fill($('#join-seats'), h('span', {}, t('seatsNow')), h('ul', {}, seatList(view, null)));
@@ -32,15 +35,79 @@ export async function showJoin(id, code) {
   }
 }
 
-/** What a join link leads to: the game, how many play, the target, the clock. */
+/** What a join link leads to: the game, how many play and how many seats are open, the
+ * target, the clock. */
 function joinedGame(view) {
   const variant = page.variants.find((v) => v.name === view.variant);
+  const open = view.seats.filter((seat) => seat.open).length;
   return [
     variantName(view.variant, variant?.title),
     `${t('players')}: ${view.seats.length}`,
+    t('openSeatsCount', { n: open }),
     t('toTarget', { n: view.target }),
     view.clock ? `${t('clock')}: ${t('seconds', { n: view.clock.seconds })}` : t('clockOff'),
   ].join(' · ');
+}
+
+/** The room code as typed: its spaces and dashes left out, in capitals. */
+const typedCode = (text) => text.replace(/[\s-]+/g, '').toUpperCase();
+
+/** Say what is wrong with the room code typed (null: nothing), by its field. */
+export function codeError(text) {
+  const input = $('#code-form').elements.code;
+  fill($('#code-error'), text ?? '');
+  if (text) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+}
+
+/** The home screen's room code: its game found (GET /v1/invitations/{code}) and its join
+ * form opened, or said in words that no game waits with it. */
+export async function findByCode(form) {
+  const input = form.elements.code;
+  const code = typedCode(input.value);
+  if (!code) {
+    codeError(t('codeMissing'));
+    input.focus();
+    return;
+  }
+  const button = form.querySelector('[type=submit]');
+  button.disabled = true;
+  codeError(null);
+  try {
+    const view = await api.invitationByCode(code);
+    history.replaceState(null, '', `/play?${new URLSearchParams({ game: view.id, code })}`);
+    await showJoin(view.id, code, view);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      codeError(t('codeUnknown'));
+      input.focus();
+    } else showError(error);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** The waiting room's Share: the phone's share sheet where there is one, else the link
+ * copied (and said so), else the link selected to copy by hand. */
+export async function shareRoom() {
+  const link = $('#share-link');
+  const said = $('#share-said');
+  fill(said);
+  const code = groupCode(new URL(link.value).searchParams.get('code') ?? '');
+  if (navigator.share) {
+    try {
+      await navigator.share({ title: t('shareTitle'), text: t('shareText', { code }), url: link.value });
+      return;
+    } catch (error) {
+      if (error?.name === 'AbortError') return; // the person closed the sheet
+    }
+  }
+  try {
+    await navigator.clipboard.writeText(link.value);
+    fill(said, t('linkCopied'));
+  } catch {
+    link.select(); // no clipboard here: the link is selected, ready to copy by hand
+  }
 }
 
 export async function join(form) {

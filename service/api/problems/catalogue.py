@@ -47,6 +47,7 @@ from ...play.commands.games import (
     StartRefusedError,
 )
 from ...play.commands.webhooks import DeliveryNotFoundError, EndpointNotFoundError
+from ...play.invitations import InvitationNotFoundError
 from ...play.records import RecordRefusedError
 from ...play.text import TextRefusedError
 from ...play.webhooks.addresses import RefusedAddressError
@@ -314,6 +315,20 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={
             WrongJoinCodeError: lambda e: (
                 "This is not the game's join code: ask whoever created the game for it."
+            )
+        },
+    ),
+    ProblemRow(
+        ProblemType.INVITATION_NOT_FOUND,
+        404,
+        "Invitation not found",
+        "No game waiting for people has this join code: it was mistyped, or given a new "
+        "one, or its match has started (or it expired); ask whoever created it for the code.",
+        raised_by={
+            InvitationNotFoundError: lambda e: (
+                "No game waiting for people has this code: check it, or ask whoever created "
+                "the game for its code (a code given out before a new one, or of a match that "
+                "has started, lets nobody in)."
             )
         },
     ),

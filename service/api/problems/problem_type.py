@@ -30,6 +30,7 @@ class ProblemType(StrEnum):
     MATCH_NOT_OVER = "/problems/match-not-over"
     NO_OPEN_SEAT = "/problems/no-open-seat"
     WRONG_JOIN_CODE = "/problems/wrong-join-code"
+    INVITATION_NOT_FOUND = "/problems/invitation-not-found"
     NOT_THE_HOST = "/problems/not-the-host"
     CONFLICT = "/problems/conflict"
     VERSION_MISMATCH = "/problems/version-mismatch"

@@ -13,6 +13,7 @@ from .games import blp as games
 from .hands import blp as hands
 from .health import blp as health
 from .hints import blp as hints
+from .invitations import blp as invitations
 from .levels import blp as levels
 from .lobby import blp as lobby
 from .play import blp as play
@@ -25,4 +26,16 @@ for _resource in (play, hands, events, lobby):
     games.register_blueprint(_resource)
 
 #: Every blueprint of the API, in the order the spec lists them.
-BLUEPRINTS = (games, reactions, hints, variants, levels, cards, analysis, health, records, webhooks)
+BLUEPRINTS = (
+    games,
+    invitations,
+    reactions,
+    hints,
+    variants,
+    levels,
+    cards,
+    analysis,
+    health,
+    records,
+    webhooks,
+)

@@ -66,6 +66,8 @@ POLICIES: dict[str, Policy] = {
     "getHandScore": Policy(Who.VIEWER),
     "getEventLog": Policy(Who.VIEWER),
     "readInvitation": Policy(Who.ANYONE),
+    # A code alone finds its game: a quota of its own, so that codes are not guessed.
+    "findInvitation": Policy(Who.ANYONE, quotas=("invitations",)),
     "streamGame": Policy(Who.VIEWER),
     "getGameRecord": Policy(Who.OWNER, cost=0.05),
     "exportGames": Policy(Who.KEY, quotas=("exports",), cost=0.3),

@@ -12,7 +12,7 @@ import orjson
 
 from ...engine import Card, Rules, Status, parse_cards
 from ...engine.moves import DeclarationKind
-from .. import connections, live, queues, records, steps
+from .. import connections, invitations, live, queues, records, steps
 from ..game import Game
 from ..steps import BotSettings, Setup, Step
 from ..store import GameNotFoundError, VersionConflictError
@@ -255,7 +255,7 @@ def delete(
         raise NotDeletableError(game)
     # Its events not yet delivered are recorded first, from its log: all are delivered.
     deletion.before_delete(ctx.store, ctx.queue.connection, game.id, ctx.webhooks.max_pending)
-    ctx.store.delete(game)
+    ctx.store.delete(game, invitations.entry(ctx.secret, game))
     forget(ctx, game)
     return Outcome(status=204)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...engine import MatchOverError, NotYourTurnError
+from .. import invitations
 from ..game import Game
 from ..idempotency import (
     JOIN_SLOTS,
@@ -285,13 +286,15 @@ def commit(
     answer: Answer | None = None,
 ) -> None:
     """Store one step (service/play/store.py), a new game of a service key put in its
-    key's listings first (a listing skips an id whose game is not stored yet)."""
+    key's listings first (a listing skips an id whose game is not stored yet), and the
+    index of invitations kept (service/play/invitations.py)."""
     game = step.game
     if isinstance(step, Creation) and game.owner is not None:
         assert game.created_at is not None, "a game is created with its time"
         created_ms = int(game.created_at * 1000)  # (truncated, as its `created_at` shows it)
         ctx.store.index.add(game.owner, game.id, created_ms, game.player_ids)
-    ctx.store.commit(step, request=request, answer=answer)
+    invitation = invitations.changes(ctx.secret, step)
+    ctx.store.commit(step, request=request, answer=answer, invitation=invitation)
 
 
 def undo(ctx: Context, stored: list[Step]) -> None:
@@ -299,7 +302,7 @@ def undo(ctx: Context, stored: list[Step]) -> None:
     for step in stored:
         if step.game.version == 1:
             try:
-                ctx.store.delete(step.game)
+                ctx.store.delete(step.game, invitations.entry(ctx.secret, step.game))
             except Exception:  # noqa: BLE001 - best effort: it expires with the TTL otherwise
                 pass
 
