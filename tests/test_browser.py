@@ -233,9 +233,9 @@ class Person:
             return False
 
         wait_until(over, timeout=timeout, what=f"the end of {self.name}'s match")
-        # The result: on the table's screen, and in the sheet (opened again if the last
-        # click above closed it as it came).
-        self.page.wait_for_selector("#final:not([hidden])")
+        # The result: on the table's screen (out of view while the sheet says it), and in
+        # the sheet (opened again if the last click above closed it as it came).
+        self.page.wait_for_selector("#final:not([hidden])", state="attached")
 
         def result_open() -> bool:
             if self.page.query_selector("#scores-dialog[open][data-holds=false]"):
@@ -273,6 +273,19 @@ def people(browser: Any, live_service: LiveService) -> Iterator[Callable[..., Pe
         person.close()
     for person in made:
         person.assert_clean()
+
+
+def wait_rematch_offered(person: Person) -> None:
+    """The match over on the page, a rematch offered: on the result's score sheet, or on
+    the table's final box once the sheet is closed (the box gives way to the open sheet)."""
+    page = person.page
+    wait_until(
+        lambda: (
+            page.is_visible("#scores-dialog[open] #rematch") or page.is_visible("#final-rematch")
+        ),
+        timeout=30,
+        what=f"{person.name}'s rematch offered",
+    )
 
 
 #: axe-core as openapi/package.json locks it, installed by ``make node-tools`` (which

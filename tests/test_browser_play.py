@@ -24,7 +24,14 @@ import requests
 
 from tests import test_browser
 from tests.live import LIVE_KEY, LiveService
-from tests.test_browser import Person, api_view, check_axe, names, wait_until
+from tests.test_browser import (
+    Person,
+    api_view,
+    check_axe,
+    names,
+    wait_rematch_offered,
+    wait_until,
+)
 
 #: The fixtures of tests/test_browser.py: its Chromium, and the people at the page.
 browser = test_browser.browser
@@ -299,7 +306,7 @@ def test_the_match_goes_on_through_lost_requests_and_offline_spans(
     log = requests.get(f"{live_service.url}/v1/games/{game_id}/events", timeout=10).json()
     mine = [e for e in log["events"] if e["type"] == "move" and e["seat"] == 0]
     assert len(mine) == played
-    ann.page.wait_for_selector("#final:not([hidden]) #final-rematch")
+    wait_rematch_offered(ann)
 
 
 # -- 2, 3, 6. phones, the table's story, axe-core -----------------------------------------------
@@ -364,14 +371,13 @@ def test_a_whole_match_on_a_phone_turned_both_ways(
         turns += 1
 
     assert turns >= 36 // players  # the whole hand at least: its cards, a player's share
-    ann.page.wait_for_selector("#final:not([hidden])")
+    ann.follow_to_the_end()  # the result's score sheet open
     view = api_view(live_service, game_id, token)
     won = view["seats"][0]["team"] == view["winner"]
     assert ann.page.inner_text("#final-result") == ("You won!" if won else "You lost.")
-    assert ann.page.is_visible("#final-rematch")
-    if ann.page.query_selector("#scores-dialog[open]"):
-        check_axe(ann, f"the result sheet ({players} players)")
-        ann.page.tap("#close-scores")
+    check_axe(ann, f"the result sheet ({players} players)")
+    ann.page.tap("#close-scores")
+    ann.page.wait_for_selector("#final-rematch")  # the box, in view once the sheet is closed
     check_axe(ann, f"the final screen ({players} players)")
     # Every seat's pile shows its count; the table's cards all went to the piles.
     counts = ann.page.eval_on_selector_all(

@@ -1,7 +1,8 @@
 """The /play page as issue 36 asks it (the table, round two), in Chromium (the fixtures,
 the people and the service are tests/test_browser.py's): Scopone's nine and ten cards
 on a phone held either way, a table that a failed read never freezes, a sweep that
-never covers your turn, and the moves since your last turn at a size one can read.
+never covers your turn, the moves since your last turn at a size one can read, the end
+of a match said once, and a series of rematches tallied.
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ import requests
 
 from tests import test_browser
 from tests.live import LiveService
-from tests.test_browser import Person, api_view, check_axe, names, run_axe, wait_until
+from tests.test_browser import (
+    Person,
+    api_view,
+    check_axe,
+    names,
+    run_axe,
+    wait_rematch_offered,
+    wait_until,
+)
 from tests.test_browser_play import (
     EMOTES_SHOWN,
     LANDSCAPE,
@@ -115,7 +124,7 @@ def test_scopone_is_played_on_a_phone_held_either_way(
 
     assert turns >= held  # the whole first hand at least
     assert played == dealt  # every card Ann held was tapped, and played
-    ann.page.wait_for_selector("#final:not([hidden]) #final-rematch")
+    wait_rematch_offered(ann)
 
 
 # -- 2. one failed read never freezes the table --------------------------------------------------
@@ -982,3 +991,146 @@ def test_emotes_drawn_behind_one_button_their_bubble_off_the_names(
     # Ann's own, heard again from the stream (before Bruno's), is not shown twice.
     assert ann.page.locator(".bubble[data-seat='0']").count() <= 1
     ann.screenshot("emote-bubbles")
+
+
+# -- 8 and 12. the end of a match, and a series of rematches --------------------------------------
+
+
+def play_out(service: LiveService, game_id: str, tokens: list[str]) -> dict[str, Any]:
+    """The match played to its end through the API, each seat by its token playing its
+    first legal move; its final view (Ann's)."""
+    url = f"{service.url}/v1/games/{game_id}"
+    while True:
+        view = api_view(service, game_id, tokens[0])
+        if view["status"] == "finished":
+            return view
+        auth = {"Authorization": f"Bearer {tokens[view['turn']]}"}
+        moves = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"]
+        body = {"card": moves[0]["card"], "capture": moves[0]["capture"]}
+        requests.post(f"{url}/moves", json=body, headers=auth, timeout=10)
+
+
+def visible_text(person: Person) -> str:
+    """The words on the screen: the page's rendered text (a modal sheet's and the table's
+    behind it; nothing hidden)."""
+    return str(person.page.evaluate("() => document.body.innerText"))
+
+
+def scores_controls(person: Person) -> list[str]:
+    """The buttons on the screen that open the scores."""
+    return list(
+        person.page.eval_on_selector_all(
+            "button",
+            "els => els.filter((e) => e.checkVisibility() && e.textContent.trim() === 'Scores')"
+            ".map((e) => e.id)",
+        )
+    )
+
+
+def test_the_end_of_a_match_says_each_thing_once(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """A match of several hands played to its end (through the API) while Ann watches: with
+    the final score sheet open, its last hand ("Hand N") and why it ended ("reached the
+    target") are said once each on the screen (the every-hand table numbers its rows under
+    its "Hand" column; the info line drops the hand at the end, the table's result box gives
+    way to the sheet); the sheet closed, the reason is said once and one control opens the
+    scores (issue 36, item 8)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={"seats": [{"name": "Ann"}, {"name": "Bruno"}], "first_dealer": 1, "target": 11},
+        timeout=10,
+    ).json()
+    game_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    ann = people("Ann")
+    ann.hold(game_id, tokens[0])
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    play_out(live_service, game_id, tokens)
+    hands = requests.get(f"{live_service.url}/v1/games/{game_id}/hands", timeout=10).json()
+    last = len(hands["hands"])
+    assert last >= 2, "a match of one hand: nothing to list hand by hand"
+    ann.follow_to_the_end()
+    shown = visible_text(ann)
+    assert len(re.findall(rf"\bHand {last}\b", shown)) == 1, shown
+    assert shown.count("reached the target") == 1, shown
+    rows = ann.page.eval_on_selector_all(
+        "#scores-body table.hands tbody th", "ths => ths.map((th) => th.textContent)"
+    )
+    assert rows == [str(n) for n in range(1, last + 1)]
+    assert ann.page.inner_text("#scores-body table.hands thead th") == "Hand"
+    check_axe(ann, "the final score sheet")
+    ann.page.click("#close-scores")
+    ann.page.wait_for_selector("#scores-dialog:not([open])", state="attached")
+    ann.page.wait_for_selector("#final-result", state="visible")
+    shown = visible_text(ann)
+    assert shown.count("reached the target") == 1, shown
+    assert scores_controls(ann) == ["final-scores"]
+    check_axe(ann, "the final screen, its sheet closed")
+    ann.page.click("#final-scores")
+    ann.page.wait_for_selector("#scores-dialog[open] #reason:not([hidden])")
+    assert visible_text(ann).count("reached the target") == 1
+
+
+def series_shown(person: Person) -> tuple[str, str]:
+    """The series' tally on the table's line and on the score sheet ('' where none)."""
+    return (
+        person.page.evaluate("() => document.querySelector('#info .series')?.innerText ?? ''"),
+        person.page.evaluate(
+            "() => { const s = document.querySelector('#series');"
+            " return s.hidden ? '' : s.innerText; }"
+        ),
+    )
+
+
+def test_a_series_of_rematches_is_tallied(
+    people: Callable[..., Person], live_service: LiveService
+) -> None:
+    """Two matches of one point, each played to its end through the API while Ann watches,
+    the second her rematch asked for on the page: the first shows no series; during the
+    second the table's line tallies the matches each side won ("Series: Ann 1 – Bruno 0",
+    each side named as the sheet names it), and at its end the table and the final sheet
+    count it too; a reload still shows it (issue 36, item 12)."""
+    created = requests.post(
+        f"{live_service.url}/v1/games",
+        json={"seats": [{"name": "Ann"}, {"name": "Bruno"}], "first_dealer": 1, "target": 1},
+        timeout=10,
+    ).json()
+    game_id = created["id"]
+    tokens = [seat["token"] for seat in created["seats"]]
+    ann = people("Ann")
+    ann.hold(game_id, tokens[0])
+    ann.page.wait_for_selector("#game[data-ready=true]")
+    wins = [0, 0]
+    wins[play_out(live_service, game_id, tokens)["winner"]] += 1
+    ann.follow_to_the_end()
+    assert series_shown(ann) == ("", "")  # one match: no series yet
+
+    def tally() -> str:
+        return f"Series: Ann {wins[0]} – Bruno {wins[1]}"
+
+    ann.page.click("#rematch")
+    ann.page.wait_for_function(
+        "(old) => { const g = document.querySelector('#game');"
+        " return g.dataset.game && g.dataset.game !== old && g.dataset.status === 'playing'; }",
+        arg=game_id,
+    )
+    second, token, _ = ann.seat()
+    bruno = requests.post(
+        f"{live_service.url}/v1/games/{game_id}/rematch",
+        headers={"Authorization": f"Bearer {tokens[1]}"},
+        timeout=10,
+    ).json()
+    assert bruno["id"] == second
+    wait_until(lambda: series_shown(ann) == (tally(), ""), what="the series on the table")
+    check_axe(ann, "a rematch's table with its series")
+    ann.screenshot("series-table")
+    wins[play_out(live_service, second, [token, bruno["token"]])["winner"]] += 1
+    ann.follow_to_the_end()
+    assert sum(wins) == 2
+    assert series_shown(ann) == (tally(), tally())
+    check_axe(ann, "the final sheet of a series")
+    ann.page.reload()
+    ann.follow_to_the_end()
+    assert series_shown(ann) == (tally(), tally())
+    ann.screenshot("series-final-sheet")

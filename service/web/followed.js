@@ -13,6 +13,7 @@ import { renderLobby } from './lobby.js';
 import { scopaMoment, sweepShown, turnMoment } from './moments.js';
 import { clock, keepFocus, page, say, screen, showError, showMode } from './page.js';
 import { showReaction, showReactions } from './reactions.js';
+import { keepResult, tally } from './series.js';
 import { closeDialog, renderFinal, showHand, showResult } from './sheet.js';
 import { language, t } from './strings.js';
 import { renderGame } from './table.js';
@@ -336,6 +337,7 @@ export class FollowedGame {
       return;
     }
     screen('game');
+    keepResult(this.id, view);
     renderGame(view, {
       faces: page.faces,
       legal: this.legal,
@@ -350,6 +352,7 @@ export class FollowedGame {
       held: navigator.onLine === false || network.failing > 0,
       scopaCards: this.scopaCards,
       recent: this.recent,
+      series: tally(this.id, view),
       ...extra,
     });
     const game = $('#game');
@@ -363,7 +366,8 @@ export class FollowedGame {
     if (waiting) fill($('#turn'), startText(this.startsAt()));
     const turn = view.turn === null ? '' : seatName(view, view.turn);
     clock.show(view, turn);
-    $('#show-scores').hidden = view.hand_number < 2 && view.status !== 'finished';
+    // Once it is over, the final box's button shows the scores (one control, not two).
+    $('#show-scores').hidden = view.hand_number < 2 || view.status !== 'playing';
     const seated = view.you !== null && view.you !== undefined;
     $('#hint').hidden = !(seated && view.status === 'playing' && !waiting);
     $('#hint').disabled = !(this.legal && !this.busy && !this.sending);

@@ -137,7 +137,7 @@ export function matchTable(view, hands) {
         h(
           'tr',
           { dataset: { hand: hand.hand } },
-          h('th', { scope: 'row' }, t('handScore', { n: hand.hand })),
+          h('th', { scope: 'row' }, hand.hand), // (its column says "Hand": said once)
           hand.teams.map((side, i) => h('td', {}, `+${side.total} → `, h('strong', {}, hand.scores[i]))),
         ),
       ),

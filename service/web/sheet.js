@@ -1,11 +1,12 @@
-// The score sheet (a dialog: a hand's score, the scores so far, the match's result) and
-// the end of the match on the table's screen.
+// The score sheet (a dialog: a hand's score, the scores so far, the match's result, a
+// series' tally) and the end of the match on the table's screen.
 
 import { api } from './api.js';
 import { $, fill } from './dom.js';
 import { abortedText, matchOverText } from './events.js';
 import { page, showError } from './page.js';
 import { handTable, matchTable, sideName } from './scores.js';
+import { seriesLine, tally } from './series.js';
 import { t } from './strings.js';
 
 /** On the game screen once the match is over: its result and what next (the score sheet
@@ -17,6 +18,7 @@ export function renderFinal(game) {
   const over = view.status === 'finished' || aborted;
   box.hidden = !over;
   box.dataset.aborted = String(aborted);
+  $('#status').hidden = over; // its last words (why the match ended) are the box's
   if (!over) return;
   $('#final-scores').hidden = aborted && view.hand_number < 2;
   if (aborted) {
@@ -78,6 +80,8 @@ export function showHand(game, score) {
     fill($('#result'));
     fill($('#reason'));
     $('#reason').hidden = true;
+    fill($('#series'));
+    $('#series').hidden = true;
     fill($('#scores-body'), handTable(game.view, score, page.faces));
   }, { holds: true });
 }
@@ -100,6 +104,9 @@ export async function showScores(game, { result = false } = {}) {
     const reason = result ? matchOverText(view, game.over) : '';
     fill($('#reason'), reason);
     $('#reason').hidden = !reason;
+    const wins = result ? tally(game.id, view) : null;
+    fill($('#series'), wins ? seriesLine(view, wins) : null);
+    $('#series').hidden = !wins;
     const last = hands[hands.length - 1];
     fill($('#scores-body'), last ? handTable(view, last, page.faces) : null, hands.length > 1 ? matchTable(view, hands) : null);
   });

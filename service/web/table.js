@@ -8,13 +8,15 @@
 // armed: card | null (touch: tapped once, shown with what it takes, a second tap plays it),
 // sending: bool (our card is on its way: not "your turn" any more), pending: card | null
 // (that card, marked in the hand), held: bool (its request waits for the network), scopaCards: Map(seat ->
-// [cards that made its scopas this hand, as far as the page saw them]), hinted: card | null}.
+// [cards that made its scopas this hand, as far as the page saw them]), hinted: card | null,
+// series: [matches won, by team] | null (a rematch's series so far)}.
 
 import { backSvg, cardSvg } from './cards.js';
 import { $, $$, fill, h } from './dom.js';
 import { MATTA, seatName } from './events.js';
 import { cardList, cardName } from './names.js';
 import { sideLabel } from './scores.js';
+import { seriesLine } from './series.js';
 import { t } from './strings.js';
 
 const MAX_BACKS = 10;
@@ -128,12 +130,15 @@ function seatBox(view, seat, ui, tag = 'li') {
   );
 }
 
-function renderInfo(view) {
+/** The match's line: the hand and the deck while it is played (not at its end: the score
+ * sheet names the last hand), the target, the scores, and a series' tally (series.js). */
+function renderInfo(view, series) {
   const info = $('#info');
+  const playing = view.status === 'playing';
   fill(
     info,
-    h('span', {}, t('handNumber', { n: view.hand_number })),
-    h('span', {}, t('stock', { n: view.stock_count })),
+    playing ? h('span', {}, t('handNumber', { n: view.hand_number })) : null,
+    playing ? h('span', {}, t('stock', { n: view.stock_count })) : null,
     h('span', {}, t('toTarget', { n: view.target })),
     // A seed or a set deck: its creator can know the deals (the API says `seeded`).
     view.seeded ? h('span', { class: 'badge seeded', title: t('seededHint') }, t('seeded')) : null,
@@ -144,6 +149,7 @@ function renderInfo(view) {
         h('li', { dataset: { team: team.team } }, h('strong', {}, team.score), ' ', sideLabel(view, team.team)),
       ),
     ),
+    series ? h('span', { class: 'series' }, seriesLine(view, series)) : null,
   );
 }
 
@@ -312,7 +318,7 @@ function renderChoices(view, ui) {
 }
 
 export function renderGame(view, ui) {
-  renderInfo(view);
+  renderInfo(view, ui.series);
   renderSeats(view, ui);
   renderTurn(view, ui);
   renderTable(view, ui);
