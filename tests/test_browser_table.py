@@ -297,7 +297,7 @@ def test_the_moves_since_your_last_turn_at_a_size_one_reads(
     """Four and six players on a phone: at each of Ann's turns the page lists every move
     played since hers (three or five), oldest first, each with its card and what it took,
     in cards 40 px wide or more, portrait and landscape (there, the three latest at
-    least), the page never scrolling (issue 36, item 4)."""
+    least), the page never scrolling; reloaded mid-hand too (issue 36, item 4)."""
     ann = people("Ann", viewport=PORTRAIT, **PHONE)
     ann.open()
     ann.start(level="random", target=11, players=str(players))
@@ -321,9 +321,18 @@ def test_the_moves_since_your_last_turn_at_a_size_one_reads(
                 {"seat": e["seat"], "card": e["card"], "capture": e["capture"]}
                 for e in moves[mine[-1] :]
             ]
+            if checked == 1:  # read afresh, the page finds them in the log
+                ann.page.reload()
+                wait_turn_or_sheet(ann)
             for size in (PORTRAIT, LANDSCAPE):
                 ann.page.set_viewport_size(size)
                 where = f"{players} players, {size['width']}x{size['height']}"
+                if checked == 1:
+                    where += ", reloaded"
+                    ann.page.wait_for_function(
+                        "(n) => document.querySelectorAll('#last-move .recent').length >= n",
+                        arg=min(len(expected), 3),
+                    )
                 shown = shown_moves(ann)
                 # All of them; held sideways, the latest ones at least (the oldest give
                 # way when six players' moves are more than the screen holds).

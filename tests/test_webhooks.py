@@ -559,10 +559,20 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
     assert again.status_code == 202 and again.get_json()["id"] == ids[0]
     wait_for(lambda: len(receiver.answers) > answered, 30, "the redelivery")
     assert receiver.ids() == ids
-    redelivered = client.get(
-        f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}", headers=key()
-    ).get_json()
+    # The log records the attempt once the receiver's answer is read: a moment after.
+    redelivered = wait_for(
+        lambda: (
+            (found := client.get(
+                f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}", headers=key()
+            ).get_json())
+            and len(found["attempts"]) > len(log[0]["attempts"])
+            and found
+        ),
+        30,
+        "the redelivery's attempt in the log",
+    )
     assert redelivered["attempts"][-1]["manual"] is True
+    assert redelivered["attempts"][-1]["status"] == 204
     # A body changed on the way, or signed with another secret, is refused by the verifier.
     body = orjson.dumps({"id": "msg_x", "type": "game.over", "data": {}}).decode()
     now = datetime.now(UTC)

@@ -147,12 +147,41 @@ export class FollowedGame {
     this.selected = null;
     this.armed = null;
     this.sending = false;
-    this.recent = view.last_move ? [view.last_move] : [];
+    this.recent = view.last_move ? [{ ...view.last_move, seq }] : [];
     this.draw();
+    if (view.status === 'playing' && view.last_move && view.last_move.seat !== view.you) this.recall(seq);
     if (view.last_move) say(() => describe(view, { type: 'move', ...view.last_move }), true);
     if (view.status === 'finished') showResult(this);
     if (view.status === 'aborted') this.stopped();
     this.settle();
+  }
+
+  /** The moves since ours, read from the log: a view read afresh (a reload, a stream
+   * resumed after moves were missed) names only the last one. Those that came after `seq`
+   * meanwhile are kept. */
+  async recall(seq) {
+    const era = this.era;
+    let log;
+    try {
+      log = await api.events(this.id, this.token, null, null);
+    } catch (error) {
+      this.failed(error); // the list stays as it was: the last move
+      return;
+    }
+    if (this.closed || era !== this.era) return; // read afresh again meanwhile
+    const view = this.view;
+    let recent = [];
+    let hand = null;
+    for (const event of log.events) {
+      if (event.seq > seq) break;
+      if (event.type === 'deal' && event.hand !== hand) {
+        hand = event.hand;
+        recent = [];
+      } else if (event.type === 'move') recent = since(recent, event, view);
+    }
+    for (const move of this.recent) if (move.seq > seq) recent = since(recent, move, view);
+    this.recent = recent;
+    this.refresh();
   }
 
   receive(events) {
@@ -213,9 +242,7 @@ export class FollowedGame {
     switch (event.type) {
       case 'move': {
         if (event.seat === before.you) this.sending = false; // it is on the table now
-        const move = { seat: event.seat, card: event.card, capture: event.capture, scopa: event.scopa };
-        const mine = event.seat === before.you;
-        this.recent = mine ? [move] : [...this.recent, move].slice(-before.seats.length);
+        this.recent = since(this.recent, event, before);
         if (moving()) await animateMove(event, before, after, page.faces, draw);
         if (era !== this.era) return;
         if (event.scopa) {
@@ -383,6 +410,12 @@ export class FollowedGame {
   refresh() {
     if (!this.pumping) this.draw();
   }
+}
+
+/** The moves since ours (ours first) once `event`, a move, is played in `view`. */
+function since(recent, event, view) {
+  const move = { seat: event.seat, card: event.card, capture: event.capture, scopa: event.scopa, seq: event.seq };
+  return event.seat === view.you ? [move] : [...recent, move].slice(-view.seats.length);
 }
 
 /** A 409 whose problem says the match has not started yet (`start_at`): not an error, a wait. */
