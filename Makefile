@@ -36,7 +36,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi docs loadtest clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools bench compile openapi docs loadtest compare clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -239,6 +239,13 @@ ifneq ($(HAVE_CC),)
 		|| echo "could not install mypyc (pip install -e '.[compile]' failed)"
 endif
 	$(VENV_PY) -m tests.bench.loadtest --players $(PLAYERS) --seconds $(SECONDS)
+
+BEFORE ?= HEAD
+# Two versions in one run, so that a drift of the machine falls on both: the load test's
+# ratios (its runs alternating) and, with valgrind, a request's instructions
+# (tests/bench/compare.py; docs/performance.md).
+compare: $(STAMP) ## Before and after side by side: BEFORE=<git revision> (default HEAD) against the working tree, by the load test's ratios and a request's instructions
+	$(VENV_PY) -m tests.bench.compare --before $(BEFORE) --players $(PLAYERS) --seconds $(SECONDS)
 
 clock-flood: $(STAMP) ## A 5-second turn clock against 12 bot-only scopone matches to 100 (real workers, private Redis)
 	$(VENV_PY) -m tests.bench.clock_flood

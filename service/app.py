@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -54,13 +56,45 @@ that is not valid HTTP/1.1 is refused (400, 501, ...) before any operation reads
 """
 
 
+class App(Flask):
+    """Flask, for an app whose views and hooks are all plain functions, as the service's
+    are. Flask asks ``inspect`` whether each is a coroutine function every time it calls
+    one (some 16 times a request, 70 function calls); :func:`check_plain` asks once,
+    when the app is built, and ``ensure_sync`` (Flask's hook for how views run) passes
+    them through."""
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        return func
+
+
+def check_plain(app: Flask) -> None:
+    """RuntimeError if a view, a view class's method, a hook or an error handler of
+    ``app`` is a coroutine function (``async def``): :class:`App` would not run it."""
+    found: list[Callable[..., Any]] = []
+    for view in app.view_functions.values():
+        found.append(view)
+        cls = getattr(view, "view_class", None)
+        for method in getattr(cls, "methods", None) or ():
+            found.append(getattr(cls, method.lower(), view))
+    for hooks in (app.before_request_funcs, app.after_request_funcs, app.teardown_request_funcs):
+        for some in hooks.values():
+            found.extend(some)
+    found.extend(app.teardown_appcontext_funcs)
+    for codes in app.error_handler_spec.values():
+        for handlers in codes.values():
+            found.extend(handlers.values())
+    asynchronous = sorted(f.__qualname__ for f in found if inspect.iscoroutinefunction(f))
+    if asynchronous:
+        raise RuntimeError(f"coroutine functions where plain ones are needed: {asynchronous}")
+
+
 def create_app(
     overrides: dict[str, Any] | None = None, settings: config.Settings | None = None
 ) -> Flask:
     """The app, with ``settings`` (default: read from the environment) and ``overrides``:
     more of Flask's ``app.config``, and settings by their keys there (tests')."""
     settings = (settings or config.load()).overridden(overrides or {})
-    app = Flask(__name__)
+    app = App(__name__)
     # No redirects (they would be HTML): "/v1/games//moves" is a plain 404.
     app.url_map.merge_slashes = False
     app.config.update(settings.app_config())
@@ -159,5 +193,6 @@ def create_app(
         api.register_blueprint(blueprint)
     commands.install(app)  # (once every view is registered)
     spec_document.install(app, api)
+    check_plain(app)
 
     return app

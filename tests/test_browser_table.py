@@ -77,29 +77,66 @@ def untappable(person: Person, cards: str = "#hand .card") -> list[str]:
 # -- 1. Scopone on a phone ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("variant", "held"),
-    [("scopone", 9), ("scopone_scientifico", 10)],
-    ids=["scopone", "scientifico"],
-)
-def test_scopone_is_played_on_a_phone_held_either_way(
-    people: Callable[..., Person], live_service: LiveService, variant: str, held: int
+#: Every variant the page offers: its players, and the cards a hand holds.
+VARIANTS = [
+    ("scopa", 2, 3),
+    ("scopone", 4, 9),
+    ("scopone_scientifico", 4, 10),
+    ("escoba", 2, 3),
+    ("scopa_di_quindici", 2, 3),
+    ("asso_piglia_tutto", 2, 3),
+    ("cirulla", 2, 3),
+]
+#: What fails as the turns come, each kind of request a turn makes and each failure: a
+#: 429 and a 503 (Retry-After: 1), an answer lost on the way; and the network dropping
+#: as Ann's turn starts. Each variant's match takes four in turn, from its own place in
+#: the list, so that across the variants each comes twice or more.
+TURN_FAULTS = [
+    (kind, fault) for fault in ("429", "503", "lost") for kind in ("legal", "move", "view")
+] + [("network", "dropped")]
+#: Faults a match: every other turn of Ann's has one.
+FAULTS_A_MATCH = 4
+
+
+@pytest.mark.parametrize(("variant", "players", "held"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_every_variant_is_played_on_a_phone_through_failures(
+    people: Callable[..., Person],
+    live_service: LiveService,
+    variant: str,
+    players: int,
+    held: int,
 ) -> None:
-    """A Scopone match (four players, nine or ten cards a hand) on a phone by touch,
-    turned between portrait (390x844) and landscape (844x390) at each turn: every card of
-    the hand lies inside the screen where a finger reaches it (nothing over it), the page
-    never scrolls sideways or down, every control is 44 px or more, and every card dealt
-    to Ann is tapped and played (issue 36, item 1)."""
+    """A whole match of each variant on a phone by touch, turned between portrait
+    (390x844) and landscape (844x390) at each turn: every card of the hand lies inside the
+    screen where a finger reaches it (nothing over it), the page never scrolls, every
+    control is 44 px or more, and every card dealt to Ann is tapped and played, from
+    every place in her hand (issue 36, item 1). Meanwhile requests fail as her turns come
+    (:data:`TURN_FAULTS`), and the network drops: each time the table is playable again
+    (or her card on the table) within Retry-After plus 2 s, with no error shown and no
+    reload (issue 36, item 2)."""
+    index = [v[0] for v in VARIANTS].index(variant)
+    plan = [TURN_FAULTS[(index * 3 + n) % len(TURN_FAULTS)] for n in range(FAULTS_A_MATCH)]
+    faults = TurnFaults()
     ann = people("Ann", viewport=PORTRAIT, **PHONE)
+    ann.context.route(re.compile(r"/v1/games/"), faults.handle)
+    ann.allowed = re.compile(
+        r"status of (429|503)|ERR_CONNECTION_RESET|ERR_FAILED|ERR_INTERNET_DISCONNECTED"
+        r"|ERR_NETWORK_CHANGED"
+    )
     ann.open()
-    ann.start(level="random", target=1, variant=variant)
+    ann.page.wait_for_selector("#setup:not([hidden])")
+    ann.page.evaluate(WATCH)
+    ann.start(level="random", target=1, variant=variant, players=str(players))
     ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
-    assert ann.page.get_attribute("#game", "data-players") == "4"
+    assert ann.page.get_attribute("#game", "data-players") == str(players)
     assert len(ann.cards("#hand")) == held
     check_axe(ann, f"{variant} on a phone")
 
     dealt: set[str] = set(ann.cards("#hand"))
     played: set[str] = set()
+    recovered: list[tuple[str, str, float]] = []  # each fault, and how long the table took
+    counted = 0  # the failed requests (faults.served) in ``recovered``
+    dropped: float | None = None  # when the network came back, its turn not come yet
     turns = 0
     while True:
         state = wait_turn_or_sheet(ann)
@@ -108,6 +145,14 @@ def test_scopone_is_played_on_a_phone_held_either_way(
         if state == "sheet":
             ann.page.tap("#close-scores")
             continue
+        # Her turn is playable: a read that failed since, or the network, recovered.
+        now = time.monotonic()
+        for kind, fault, at in faults.served[counted:]:
+            recovered.append((kind, fault, now - at))
+        counted = len(faults.served)
+        if dropped is not None:
+            recovered.append(("network", "dropped", now - dropped))
+            dropped = None
         dealt |= set(ann.cards("#hand"))
         for size in (PORTRAIT, LANDSCAPE) if turns % 2 == 0 else (LANDSCAPE, PORTRAIT):
             ann.page.set_viewport_size(size)
@@ -117,13 +162,37 @@ def test_scopone_is_played_on_a_phone_held_either_way(
             assert small_controls(ann, 44) == [], where
             if turns == 0:
                 ann.screenshot(f"{variant}-{size['width']}x{size['height']}")
-        card = playable(ann)[0]
+        cards = playable(ann)
+        card = cards[turns % len(cards)]  # from every place in the hand in turn
+        due = turns % 2 == 1 and faults.armed is None and len(recovered) < len(plan)
+        step = plan[len(recovered)] if due else None
+        if step is not None and step[0] != "network":
+            faults.armed = step  # the next such request of hers fails
         tap_card(ann, card)
         played.add(card)
         turns += 1
+        if len(faults.served) > counted and faults.served[-1][0] == "move":
+            _, fault, at = faults.served[-1]
+            recovered.append(("move", fault, time.monotonic() - at))  # her card is down
+            counted = len(faults.served)
+        if step is not None and step[0] == "network":
+            # Her card is down; the network drops as the others play and her turn comes.
+            ann.context.set_offline(True)
+            wait_until(lambda: ann.page.get_attribute("#connection", "data-mode") == "offline")
+            ann.context.set_offline(False)
+            dropped = time.monotonic()
 
     assert turns >= held  # the whole first hand at least
     assert played == dealt  # every card Ann held was tapped, and played
+    assert len(recovered) >= min(len(plan), (turns - 1) // 2), (recovered, faults.served)
+    late = [
+        (kind, fault, round(took, 2))
+        for kind, fault, took in recovered
+        if took > (1 if fault in ("429", "503") else 0) + 2
+    ]
+    assert not late, f"playable again only after: {late} (all: {recovered})"
+    assert ann.page.evaluate("() => window.errorsShown") == []
+    assert ann.page.evaluate("() => window.notReloaded") is True
     wait_rematch_offered(ann)
 
 
@@ -139,7 +208,9 @@ class TurnFaults:
     PATHS = {
         "legal": re.compile(r"/v1/games/[^/]+/legal-moves$"),
         "view": re.compile(r"/v1/games/[^/]+$"),
+        "move": re.compile(r"/v1/games/[^/]+/moves$"),
     }
+    METHODS = {"legal": "GET", "view": "GET", "move": "POST"}
 
     def __init__(self) -> None:
         self.armed: tuple[str, str] | None = None
@@ -149,7 +220,11 @@ class TurnFaults:
     def handle(self, route: Any) -> None:
         path = route.request.url.split("?")[0]
         armed = self.armed
-        if armed is None or route.request.method != "GET" or not self.PATHS[armed[0]].search(path):
+        if (
+            armed is None
+            or route.request.method != self.METHODS[armed[0]]
+            or not self.PATHS[armed[0]].search(path)
+        ):
             route.continue_()
             return
         self.armed = None

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from flask.views import MethodView
 
 from service import config
 from service.api import settings as app_settings
-from service.app import create_app
+from service.app import check_plain, create_app
 from service.settings import declaring
 from service.settings.storage import DEFAULT_REDIS_URL
 from tests.live import APP, DEFAULT_ENV, GUNICORN, ROOT, free_port
@@ -172,6 +173,31 @@ def test_create_app_keeps_the_settings_it_was_given_with_its_overrides() -> None
     assert settings.cors_origins == "https://a.example"
     assert app.config["MAX_CONTENT_LENGTH"] == 100 and app.config["GAME_TTL_SECONDS"] == 60
     assert settings == given.overridden({"MAX_CONTENT_LENGTH": 100, "GAME_TTL_SECONDS": 60})
+    app.extensions["scopa_store"].close()
+
+
+def test_an_async_view_or_hook_is_refused_when_the_app_is_built() -> None:
+    """The app runs its views and hooks as plain functions (service/app.py's ``App``
+    skips Flask's per-call coroutine check): the check made once instead finds an
+    ``async def`` hook, view or view method, and the app as built has none."""
+    app = create_app({"SERVER_SECRET": "s" * 40})
+    check_plain(app)  # as create_app did
+
+    async def hook() -> None:
+        return None
+
+    app.before_request(hook)
+    with pytest.raises(RuntimeError, match="hook"):
+        check_plain(app)
+    app.before_request_funcs[None].remove(hook)
+
+    class Later(MethodView):
+        async def get(self) -> str:
+            return ""
+
+    app.add_url_rule("/later", view_func=Later.as_view("later"))
+    with pytest.raises(RuntimeError, match="Later.get"):
+        check_plain(app)
     app.extensions["scopa_store"].close()
 
 

@@ -562,9 +562,11 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
     # The log records the attempt once the receiver's answer is read: a moment after.
     redelivered = wait_for(
         lambda: (
-            (found := client.get(
-                f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}", headers=key()
-            ).get_json())
+            (
+                found := client.get(
+                    f"/v1/webhooks/{endpoint['id']}/deliveries/{ids[0]}", headers=key()
+                ).get_json()
+            )
             and len(found["attempts"]) > len(log[0]["attempts"])
             and found
         ),

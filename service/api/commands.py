@@ -26,6 +26,8 @@ from .settings import settings
 
 #: Where the app keeps each (endpoint, method)'s operationId.
 _OPERATIONS = "scopa_operations"
+#: Where the app keeps its commands' context.
+_CONTEXT = "scopa_command_context"
 
 
 class HttpCaller:
@@ -87,7 +89,16 @@ class HttpGate:
 
 
 def context() -> Context:
-    """The context this request's commands run with."""
+    """The context this app's commands run with: made on its first command and kept, as
+    it holds nothing of a request (its caller and gate read the request being served)."""
+    extensions = current_app.extensions
+    found: Context | None = extensions.get(_CONTEXT)
+    if found is None:
+        found = extensions[_CONTEXT] = _context()
+    return found
+
+
+def _context() -> Context:
     queue = current_app.extensions["scopa_bot_queue"]
     games = store()
     config = settings()
@@ -154,10 +165,11 @@ def install(app: Flask) -> None:
 
 def operation_of() -> str | None:
     """The operationId of the request's operation (None: no operation of the API)."""
-    operations: dict[tuple[str, str], str] = current_app.extensions.get(_OPERATIONS, {})
-    if request.endpoint is None:
+    endpoint = request.endpoint
+    if endpoint is None:
         return None
-    return operations.get((request.endpoint, request.method))
+    operations: dict[tuple[str, str], str] = current_app.extensions.get(_OPERATIONS, {})
+    return operations.get((endpoint, request.method))
 
 
 def policy_of() -> Policy | None:

@@ -91,8 +91,34 @@ class Enumerated(fields.String):
 
     def __init__(self, enumeration: Enumeration, **kwargs: Any) -> None:
         self.enumeration = enumeration
-        check = validate.OneOf(enumeration.values, error=enumeration.error)
-        super().__init__(validate=check, **kwargs)
+        self.allowed = frozenset(enumeration.values)
+        self.refuse = validate.OneOf(enumeration.values, error=enumeration.error)
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
+        if type(value) is str and value in self.allowed:
+            return value  # (a plain str of the enumeration: what String's would return)
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        if text not in self.allowed:
+            self.refuse(text)  # (raises, with the enumeration's message)
+        return text
+
+
+class EnumeratedList(fields.List):
+    """A list of an enumeration's values: a plain list of them is taken as it is (what
+    the list's field would make of it, item by item); anything else goes item by item,
+    each refused as the enumeration refuses it."""
+
+    inner: Enumerated
+
+    def __init__(self, enumeration: Enumeration, **kwargs: Any) -> None:
+        super().__init__(Enumerated(enumeration), **kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> list[Any]:
+        allowed = self.inner.allowed
+        if type(value) is list and all(type(v) is str and v in allowed for v in value):
+            return list(value)
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 CARD = Enumeration(
@@ -128,7 +154,7 @@ def Card(**kwargs: Any) -> Enumerated:  # noqa: N802 - a field factory, used lik
 
 
 def Cards(description: str, **kwargs: Any) -> fields.List:  # noqa: N802
-    return fields.List(Card(), metadata={"description": description}, **kwargs)
+    return EnumeratedList(CARD, metadata={"description": description}, **kwargs)
 
 
 def BotLevel(**kwargs: Any) -> Enumerated:  # noqa: N802

@@ -208,8 +208,10 @@ def install(app: Flask, settings: Settings) -> None:
     @app.after_request
     def _finish(response: Response) -> Response:
         response.headers[REQUEST_ID] = g.get("request_id") or secrets.token_hex(8)
-        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        method = request.method if request.method in METHODS else "other"
+        rule, method = request.url_rule, request.method
+        route = rule.rule if rule is not None else "unmatched"
+        if method not in METHODS:
+            method = "other"
         status = response.status_code
         counter = counted.get((method, route, status))
         if counter is None:

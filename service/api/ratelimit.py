@@ -168,21 +168,22 @@ def install(app: Flask, policy_of: Callable[[], Policy | None]) -> None:
                 pass  # fail open, as the limits do
 
 
-def _limit(setting: str) -> int:
-    """The limit the setting named ``setting`` holds (0: none)."""
-    limit: int = getattr(settings(), setting.lower())
-    return limit
-
-
 def charge(*names: str) -> None:
     """Count this request against the quotas ``names``; raise a 429 Problem if it goes
     over any of them."""
+    config = settings()
+
+    def limit_of(setting: str) -> int:
+        """The limit the setting named ``setting`` holds (0: none)."""
+        limit: int = getattr(config, setting.lower())
+        return limit
+
     checks: list[tuple[Quota, str, int]] = []
     who = identity()
     if who.startswith(KEY):  # a service key's request: its own limits only
         for name in names:
             quota = QUOTAS[name]
-            limit = _limit(quota.per_key_setting or quota.per_address_setting)
+            limit = limit_of(quota.per_key_setting or quota.per_address_setting)
             if limit:
                 checks.append((quota, who, limit))
         if checks:
@@ -192,10 +193,10 @@ def charge(*names: str) -> None:
     token = parse_bearer(request.headers.get("Authorization")) or request.args.get("access_token")
     for name in names:
         quota = QUOTAS[name]
-        if _limit(quota.per_address_setting):
-            checks.append((quota, who, _limit(quota.per_address_setting)))
-        if token and quota.per_token_setting and _limit(quota.per_token_setting):
-            checks.append((quota, f"t:{hash_token(token)[:32]}", _limit(quota.per_token_setting)))
+        if limit := limit_of(quota.per_address_setting):
+            checks.append((quota, who, limit))
+        if token and quota.per_token_setting and (limit := limit_of(quota.per_token_setting)):
+            checks.append((quota, f"t:{hash_token(token)[:32]}", limit))
     if checks:
         _check(checks)
 

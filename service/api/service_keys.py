@@ -50,6 +50,7 @@ _EXTENSION = "scopa_service_keys"
 
 #: Where a request's key is kept once found (None: it has none).
 _FOUND = "service_key"
+_UNKNOWN = object()  # (not looked for yet in this request)
 
 
 def key_operation(
@@ -77,8 +78,9 @@ def _digest(secret: bytes, key: str) -> bytes:
 def requesting_key() -> str | None:
     """The name of the service key this request authenticates with
     (``Authorization: Bearer <secret>``), or None: a seat token, or no credential."""
-    if _FOUND in g:
-        found: str | None = g.get(_FOUND)
+    known: Any = g.get(_FOUND, _UNKNOWN)
+    if known is not _UNKNOWN:
+        found: str | None = known
         return found
     found = None
     keys: dict[str, bytes] = current_app.extensions.get(_EXTENSION, {})

@@ -66,6 +66,20 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+#: The attributes a game's stored state holds only when they are set (not None), under
+#: their names.
+_STORED_WHEN_SET = (
+    "previous",
+    "next",
+    "host",
+    "payer",
+    "owner",
+    "created_at",
+    "aborted",
+    "start_at",
+)
+
+
 @dataclass(frozen=True)
 class Game:
     """One stored game at one version. The match is the engine's full state, hidden cards
@@ -194,25 +208,20 @@ class Game:
             state["lobby"] = self.lobby.to_dict()
         if not self.spectators:
             state["spectators"] = False
-        state.update(self._set("previous", "next"))
         if self.clock is not None:
             state["clock"] = self.clock
             state["deadline"] = self.deadline
-        state.update(self._set("host"))
         if self.join_generation:
             state["join_generation"] = self.join_generation
-        state.update(self._set("payer", "owner"))
         if any(self.player_ids):
             state["player_ids"] = list(self.player_ids)
         if self.metadata:
             state["metadata"] = self.metadata
-        state.update(self._set("created_at", "aborted", "start_at"))
+        for name in _STORED_WHEN_SET:
+            value = getattr(self, name)
+            if value is not None:
+                state[name] = value
         return state
-
-    def _set(self, *names: str) -> dict[str, Any]:
-        """The attributes ``names`` that are set (not None), stored under their names."""
-        values = {name: getattr(self, name) for name in names}
-        return {name: value for name, value in values.items() if value is not None}
 
     @classmethod
     def from_state(cls, game_id: str, version: int, state: dict[str, Any], logged: int = 0) -> Game:

@@ -1,0 +1,244 @@
+"""make compare: two versions of the code side by side, in one run, by the figures that
+say whether a request got slower: the load test's ratios and service CPU a request
+(tests.bench.loadtest: what throughput shows, on a machine that drifts); the CPU a
+request costs served in-process (the process's CPU time over rounds of 600 requests:
+steady to about 1%); and the machine instructions of a request (tests.bench.instructions,
+under valgrind: steady to about 2%, since what depends on time, such as a rate limit's
+window or an idle connection's health check, runs more often in a process 50 times
+slower).
+
+    python -m tests.bench.compare [--before REV] [--after REV] [--requests N] [--seconds S]
+
+``--before`` is a git revision (default ``HEAD``: the last commit); ``--after`` another,
+or the working tree as it is (the default), uncommitted changes included. Each revision
+is checked out with ``git archive`` into a temporary folder and run there on this
+checkout's virtualenv (so both sides use the same libraries); the working tree runs in
+place. Both sides serve the ``.py`` engine. The load test runs alternate (before, after,
+before, after...), so that a drift of the machine falls on both sides alike; each ratio
+is the median of the side's runs. The instructions need valgrind: without it, only the
+load test is compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The load test's lines compared, each a label and the pattern of its figure.
+RATIOS = {
+    "moves / floor throughput": r"moves / floor throughput: ([\d.]+)",
+    "moves / floor, by service CPU": (
+        r"moves / floor throughput: .*by service CPU a request ([\d.]+)"
+    ),
+    "creations / floor throughput": r"creations / floor throughput: ([\d.]+)",
+    "creations / floor, by service CPU": (
+        r"creations / floor throughput: .*by service CPU a request ([\d.]+)"
+    ),
+}
+#: The kinds whose service CPU a request (ms) is compared.
+CPU_KINDS = ("floor", "moves", "create")
+
+
+@contextmanager
+def checkout(revision: str | None) -> Iterator[Path]:
+    """The code of ``revision`` in a temporary folder (None: this working tree)."""
+    if revision is None:
+        yield ROOT
+        return
+    with tempfile.TemporaryDirectory(prefix="scopa-compare-") as folder:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", revision],
+            capture_output=True,
+            check=True,
+        )
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        yield Path(folder)
+
+
+def run(tree: Path, module: str, *args: str, timeout: float) -> str:
+    """``python -m module args`` in ``tree`` (its code first on the path): its output."""
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree), "SCOPA_ENGINE": "python"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if done.returncode:
+        raise RuntimeError(
+            f"{module} in {tree} failed:\n{done.stdout[-1500:]}{done.stderr[-1500:]}"
+        )
+    return done.stdout
+
+
+#: (Run in a tree's own code.) CPU microseconds a request of a kind, served in-process
+#: as tests.bench.instructions serves them: the least of ROUNDS rounds of N requests.
+_CPU = """
+import sys, time
+from tests.bench.floor import in_process
+from tests.devredis import RedisServer
+kind, count, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with RedisServer() as server:
+    _, one = in_process(server.url, count * rounds + 200)
+    for _ in range(100):
+        one(kind)
+    took = []
+    for _ in range(rounds):
+        started = time.process_time()
+        for _ in range(count):
+            one(kind)
+        took.append((time.process_time() - started) / count * 1e6)
+print(min(took))
+"""
+
+
+def process_cpu(tree: Path, kind: str, requests: int) -> float:
+    """CPU microseconds a request of ``kind`` costs the process serving it in-process
+    (the app, Flask's test client, the Redis client): the least of 5 rounds."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CPU, kind, str(requests), "5"],
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree), "SCOPA_ENGINE": "python"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return float(done.stdout.split()[-1])
+
+
+def instructions(tree: Path, requests: int) -> dict[str, float]:
+    """Million instructions a request, by kind (floor, moves, create)."""
+    out = run(tree, "tests.bench.instructions", "--requests", str(requests), timeout=3600)
+    return {
+        kind: float(figure)
+        for kind, figure in re.findall(r"^(\w+)\s+([\d.]+) million instructions", out, re.M)
+    }
+
+
+def loadtest(tree: Path, players: int, seconds: float) -> dict[str, float]:
+    """One load test's ratios and service CPU a request (ms), by label."""
+    out = run(
+        tree,
+        "tests.bench.loadtest",
+        "--players",
+        str(players),
+        "--seconds",
+        str(seconds),
+        "--engine",
+        "python",
+        "--no-streams",
+        "--no-breakdown",
+        timeout=seconds * 10 + 300,
+    )
+    found: dict[str, float] = {}
+    for label, pattern in RATIOS.items():
+        match = re.search(pattern, out)
+        if match:
+            found[label] = float(match.group(1))
+    for kind in CPU_KINDS:
+        # "<kind> req/s p50 p95 p99 errors requests   service Redis clients"
+        match = re.search(rf"^{kind}\s+(?:[\d.]+\s+){{6}}([\d.]+)\s", out, re.M)
+        if match:
+            found[f"{kind}: service CPU ms a request"] = float(match.group(1))
+    return found
+
+
+def table(title: str, before: dict[str, float], after: dict[str, float], digits: int) -> list[str]:
+    lines = [f"\n{title}", f"{'':38} {'before':>9} {'after':>9} {'change':>8}"]
+    for label, was in before.items():
+        now = after.get(label)
+        if now is None:
+            continue
+        change = f"{now / was - 1:+.1%}" if was else ""
+        lines.append(f"{label:38} {was:9.{digits}f} {now:9.{digits}f} {change:>8}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", default="HEAD", help="a git revision (default HEAD)")
+    parser.add_argument("--after", default=None, help="a git revision (default: the working tree)")
+    parser.add_argument(
+        "--requests", type=int, default=100, help="instructions: N requests counted"
+    )
+    parser.add_argument("--players", type=int, default=32)
+    parser.add_argument(
+        "--seconds", type=float, default=20.0, help="load test: seconds of each kind"
+    )
+    parser.add_argument(
+        "--runs", type=int, default=2, help="load test runs a side, alternating (0: none)"
+    )
+    parser.add_argument(
+        "--cpu-runs", type=int, default=3, help="in-process CPU runs a side (0: none)"
+    )
+    parser.add_argument("--no-instructions", dest="count", action="store_false")
+    args = parser.parse_args(argv)
+    after_name = args.after or "the working tree"
+    with checkout(args.before) as before, checkout(args.after) as after:
+        print(f"before: {args.before}; after: {after_name}; the .py engine on both", flush=True)
+        runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
+        for _ in range(args.runs):
+            for side, tree in (("before", before), ("after", after)):
+                runs[side].append(loadtest(tree, args.players, args.seconds))
+                print(f"  load test, {side}: {runs[side][-1]}", flush=True)
+        lines: list[str] = []
+        if args.runs:
+            medians = {
+                side: {
+                    label: statistics.median(r[label] for r in found if label in r)
+                    for label in found[0]
+                }
+                for side, found in runs.items()
+            }
+            lines += table(
+                f"load test ({args.players} players, {args.seconds:g} s a kind; the median "
+                f"of {args.runs} runs a side)",
+                medians["before"],
+                medians["after"],
+                3,
+            )
+        cpu: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
+        for _ in range(args.cpu_runs):  # alternating, as the load tests do
+            for kind in ("floor", "moves", "create"):
+                for side, tree in (("before", before), ("after", after)):
+                    cpu[side].setdefault(kind, []).append(process_cpu(tree, kind, 600))
+        if args.cpu_runs:
+            lines += table(
+                f"CPU µs a request in-process (the least of 5 rounds of 600; the median of "
+                f"{args.cpu_runs} runs a side, alternating)",
+                {k: statistics.median(v) for k, v in cpu["before"].items()},
+                {k: statistics.median(v) for k, v in cpu["after"].items()},
+                1,
+            )
+        if args.count and shutil.which("valgrind"):
+            counted = {
+                side: instructions(tree, args.requests)
+                for side, tree in (("before", before), ("after", after))
+            }
+            lines += table(
+                f"million instructions a request ({args.requests} requests, callgrind)",
+                counted["before"],
+                counted["after"],
+                3,
+            )
+        elif args.count:
+            lines.append("\n(valgrind is not installed: no instruction counts)")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
