@@ -358,7 +358,7 @@ function renderDeclare(view, ui) {
       menu = h(
         'label',
         { class: 'matta-as' },
-        `${t('mattaAs', { card: cardName(MATTA) })} `,
+        h('span', { class: 'matta-label' }, `${t('mattaAs', { card: cardName(MATTA) })} `),
         h(
           'select',
           { name: 'matta_as', dataset: { declare: kind } },
