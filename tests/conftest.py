@@ -48,7 +48,7 @@ from tests.live import LiveService
 GROUPS = {
     "test_browser.py": "browser",
     "test_browser_play.py": "browser",
-    "test_browser_table.py": "browser-table",
+    "test_browser_table.py": "browser",
     "test_ts_client.py": "node",
     "test_scale_out.py": "processes",
     "test_redis_topologies.py": "processes",

@@ -361,7 +361,7 @@ function renderDeclare(view, ui) {
         h('span', { class: 'matta-label' }, `${t('mattaAs', { card: cardName(MATTA) })} `),
         h(
           'select',
-          { name: 'matta_as', dataset: { declare: kind } },
+          { name: 'matta_as', 'aria-label': t('mattaAs', { card: cardName(MATTA) }), dataset: { declare: kind } },
           values.map((value) => h('option', { value, selected: String(value) === chosen }, value)),
         ),
       );
