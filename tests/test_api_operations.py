@@ -350,6 +350,27 @@ class TestQuotas:
         assert "games created" in limited.get_json()["detail"]
         assert 1 <= int(limited.headers["Retry-After"]) <= 2 * 3600  # two windows at most
 
+    def test_a_refused_creation_spends_no_creation(
+        self, make_app: Callable[..., Flask], redis_url: str
+    ) -> None:
+        """A creation's quota is counted with the request, before its body is read (one
+        round trip), and given back when the command is refused before it spends it: an
+        invalid body, a name the text rules refuse, a key's field sent without a key."""
+        client = make_app(REDIS_URL=redis_url, CREATION_LIMIT_PER_ADDRESS=2).test_client()
+        refused = [
+            client.post("/v1/games", json={"target": "eleven"}),
+            client.post("/v1/games", json={"seats": [{"name": "\u202eAnn"}, {"bot": "random"}]}),
+            client.post("/v1/games", json={"metadata": {"round": "1"}}),
+        ]
+        assert [r.status_code for r in refused] == [422, 422, 422]
+        statuses = [client.post("/v1/games", json={}).status_code for _ in range(3)]
+        assert statuses == [201, 201, 429]
+        with redis.Redis.from_url(redis_url) as connection:
+            counts = [
+                int(connection.get(key) or 0) for key in connection.keys("scopa:rate:{creations:*")
+            ]
+        assert counts == [2]  # the two creations made; the refused ones given back
+
     def test_computer_players(self, make_app: Callable[..., Flask], redis_url: str) -> None:
         client = make_app(REDIS_URL=redis_url, BOT_LIMIT_PER_ADDRESS=1).test_client()
         bots = {"seats": [{"name": "A", "bot": "random"}, {"name": "B", "bot": "random"}]}

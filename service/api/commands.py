@@ -76,7 +76,8 @@ class HttpGate:
     """The request's quotas and cost budget (service/api/ratelimit.py)."""
 
     def charge(self, *quotas: str) -> None:
-        ratelimit.charge(*quotas)
+        if not ratelimit.precharged(*quotas):  # (counted with the request, before the view)
+            ratelimit.charge(*quotas)
 
     def afford(self, seconds: float) -> None:
         ratelimit.afford(seconds)

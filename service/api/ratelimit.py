@@ -147,15 +147,27 @@ def install(app: Flask, policy_of: Callable[[], Policy | None]) -> None:
             return
         g.cpu_started = thread_time()
         policy = policy_of()
-        if policy is None or policy.changes:  # a command counts its own (service/play/commands)
+        if policy is None:
             charge("requests")
-            return
-        charge("requests", *policy.quotas)
-        if policy.cost:
-            afford(policy.cost)
+        elif policy.changes:
+            # A command counts its own quotas when it spends them (service/play/
+            # commands/runner.py), its input checked and its caller authorised. Its first
+            # spending is counted here, with the request, in the same round trip: the
+            # command takes it as its own (:func:`precharged`), or it is given back at
+            # the end of the request if the command never spent it (refused before).
+            counted = charge("requests", *policy.quotas)
+            if policy.quotas:
+                g.precharged = (policy.quotas, counted[1:])
+        else:
+            charge("requests", *policy.quotas)
+            if policy.cost:
+                afford(policy.cost)
 
     @app.teardown_request
     def _charge_cost(_: BaseException | None) -> None:
+        unspent = g.pop("precharged", None)
+        if unspent is not None:  # the command was refused before it spent its quotas
+            _uncount([counter for counters in unspent[1] for counter in counters])
         started = g.pop("cpu_started", None)
         if started is None:
             return
@@ -168,9 +180,20 @@ def install(app: Flask, policy_of: Callable[[], Policy | None]) -> None:
                 pass  # fail open, as the limits do
 
 
-def charge(*names: str) -> None:
+def precharged(*names: str) -> bool:
+    """Whether the quotas ``names`` were counted for this request's command before its
+    view, with the request (and are now its command's: taken once)."""
+    found = g.get("precharged")
+    if found is None or found[0] != names:
+        return False
+    g.precharged = None
+    return True
+
+
+def charge(*names: str) -> list[list[str]]:
     """Count this request against the quotas ``names``; raise a 429 Problem if it goes
-    over any of them."""
+    over any of them. The counters counted in, by quota (none: not limited, or Redis
+    could not be reached)."""
     config = settings()
 
     def limit_of(setting: str) -> int:
@@ -186,19 +209,26 @@ def charge(*names: str) -> None:
             limit = limit_of(quota.per_key_setting or quota.per_address_setting)
             if limit:
                 checks.append((quota, who, limit))
-        if checks:
-            _check(checks)
-        return
-    # The stream takes the token as access_token too (an EventSource sends no header).
-    token = parse_bearer(request.headers.get("Authorization")) or request.args.get("access_token")
-    for name in names:
-        quota = QUOTAS[name]
-        if limit := limit_of(quota.per_address_setting):
-            checks.append((quota, who, limit))
-        if token and quota.per_token_setting and (limit := limit_of(quota.per_token_setting)):
-            checks.append((quota, f"t:{hash_token(token)[:32]}", limit))
-    if checks:
-        _check(checks)
+    else:
+        # The stream takes the token as access_token too (an EventSource sends no header).
+        token = parse_bearer(request.headers.get("Authorization")) or request.args.get(
+            "access_token"
+        )
+        for name in names:
+            quota = QUOTAS[name]
+            if limit := limit_of(quota.per_address_setting):
+                checks.append((quota, who, limit))
+            if token and quota.per_token_setting and (limit := limit_of(quota.per_token_setting)):
+                checks.append((quota, f"t:{hash_token(token)[:32]}", limit))
+    counters = _check(checks) if checks else []
+    return [
+        [
+            counter
+            for (quota, _, _), counter in zip(checks, counters, strict=False)
+            if quota.name == name
+        ]
+        for name in names
+    ]
 
 
 #: How the identity of a service key's requests begins (then the key's name).
@@ -299,7 +329,7 @@ return 0
 """
 
 
-def _check(checks: list[tuple[Quota, str, int]]) -> None:
+def _check(checks: list[tuple[Quota, str, int]]) -> list[str]:
     """Count the request once in each check's window, and refuse it (429) if a check
     goes over its limit: a sliding window, approximated by two fixed ones (Cloudflare's
     sliding-window counter). The count is this window's, plus the previous window's
@@ -335,7 +365,7 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
                     pipe.execute_command(*command)
                 replies = pipe.execute()
     except connections.ERRORS:
-        return  # fail open: the limiter never takes the service down
+        return []  # fail open: the limiter never takes the service down
     refusal = None
     for (quota, who, limit), (count, previous) in zip(checks, replies, strict=True):
         span = quota.window_seconds
@@ -345,14 +375,8 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
             if refusal is None or retry > refusal[0]:
                 refusal = (retry, quota, who, limit)
     if refusal is None:
-        return
-    try:  # the refused request does not count
-        with client.pipeline(transaction=False) as pipe:
-            for counter in counters:
-                pipe.execute_command("EVAL", UNCOUNT_SCRIPT, 1, counter)
-            pipe.execute()
-    except connections.ERRORS:
-        pass
+        return counters
+    _uncount(counters)  # the refused request does not count
     retry, quota, who, limit = refusal
     whom = {"a": "this address", "t": "this token", "key": "this service key"}[who.split(":")[0]]
     per = "a minute" if quota.window_seconds == 60 else "an hour"
@@ -360,6 +384,19 @@ def _check(checks: list[tuple[Quota, str, int]]) -> None:
         f"Too many {quota.what} from {whom}: at most {limit} {per}. Retry after {retry} seconds.",
         retry,
     )
+
+
+def _uncount(counters: list[str]) -> None:
+    """Take a request off ``counters`` again (fails open, as the counts do)."""
+    if not counters:
+        return
+    try:
+        with store().redis.pipeline(transaction=False) as pipe:
+            for counter in counters:
+                pipe.execute_command("EVAL", UNCOUNT_SCRIPT, 1, counter)
+            pipe.execute()
+    except connections.ERRORS:
+        pass
 
 
 def _retry_after(count: int, previous: int, limit: int, elapsed: float, span: int) -> int:

@@ -1,11 +1,14 @@
 """make compare: two versions of the code side by side, in one run, by the figures that
 say whether a request got slower: the load test's ratios and service CPU a request
 (tests.bench.loadtest: what throughput shows, on a machine that drifts); the CPU a
-request costs served in-process (the process's CPU time over rounds of 600 requests:
-steady to about 1%); and the machine instructions of a request (tests.bench.instructions,
-under valgrind: steady to about 2%, since what depends on time, such as a rate limit's
-window or an idle connection's health check, runs more often in a process 50 times
-slower).
+request costs served in-process (the process's CPU time over rounds of 600 requests);
+and the machine instructions of a request (tests.bench.instructions, under valgrind).
+Each has its spread from one run to the next, on a shared machine: several percent for
+the load test and the CPU in-process (more from one process to another than between
+rounds within one), 1-2% for the instructions (what depends on time, a rate limit's
+window or an idle connection's health check, runs more often in a process that valgrind
+makes 50 times slower). Compare medians of alternating runs, and distrust a difference
+smaller than the spread.
 
     python -m tests.bench.compare [--before REV] [--after REV] [--requests N] [--seconds S]
 
