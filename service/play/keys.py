@@ -62,7 +62,7 @@ def _tagged(prefix: str, tag: str) -> str:
 
 def game(game_id: str) -> str:
     """The game's hash: its version, state, token hashes and kept answers (the game's slot)."""
-    return f"{GAME}{{{game_id}}}"  # (_tagged's name, written out: every request builds it)
+    return _tagged(GAME, game_id)
 
 
 def game_events(game_id: str) -> str:
@@ -122,7 +122,7 @@ def every_listing(owner: str, player_ids: Iterable[str | None]) -> list[str]:
 
 def rate_counter(quota: str, who: str, window: int) -> str:
     """``who``'s count of ``quota`` in one fixed window (the slot of ``quota`` and ``who``)."""
-    return f"{RATE}{{{quota}:{who}}}:{window}"  # (_tagged's name, written out: hot)
+    return f"{_tagged(RATE, f'{quota}:{who}')}:{window}"
 
 
 def budget(payer: str, window: int) -> str:
