@@ -14,15 +14,7 @@ from typing import Any
 
 import redis
 
-from ...engine import (
-    AmbiguousMoveError,
-    IllegalDeclarationError,
-    IllegalMoveError,
-    InvalidSetupError,
-    MatchOverError,
-    NotYourTurnError,
-    ScopaError,
-)
+from ...engine import errors as engine
 from ...play import (
     AlreadyOverError,
     BotMatchTooLongError,
@@ -85,12 +77,12 @@ def _stale(error: StaleVersionError) -> Said:
     )
 
 
-def _illegal(error: IllegalMoveError) -> Said:
+def _illegal(error: engine.IllegalMoveError) -> Said:
     return Said(str(error), members={"legal_captures": error.legal_captures})
 
 
 def _refused_move(
-    type_: ProblemType, title: str, detail: str, error: type[IllegalMoveError]
+    type_: ProblemType, title: str, detail: str, error: type[engine.IllegalMoveError]
 ) -> ProblemRow:
     """The row of a move the rules refuse (illegal, or ambiguous): a 422 listing what the
     card may capture (``legal_captures``)."""
@@ -176,7 +168,7 @@ ROWS: tuple[ProblemRow, ...] = (
         "The body or parameters failed validation; see `errors`.",
         members=("errors",),
         raised_by={
-            ScopaError: str,
+            engine.ScopaError: str,
             TextRefusedError: _text_refused,
             StartRefusedError: _start_refused,
             RoundGameRefusedError: _in_round(ProblemType.VALIDATION),
@@ -218,7 +210,7 @@ ROWS: tuple[ProblemRow, ...] = (
         "The move (or hint) came from a seat that is not the seat to play; or the computer "
         "players were asked to move when none is due.",
         raised_by={
-            NotYourTurnError: lambda e: f"Not your turn: {e}.",
+            engine.NotYourTurnError: lambda e: f"Not your turn: {e}.",
             NoBotToMoveError: lambda e: (
                 "No move is due: the seat to play is a person's whose time has not run out, "
                 "or the match is not being played."
@@ -231,7 +223,7 @@ ROWS: tuple[ProblemRow, ...] = (
         "Match over",
         "The match has finished: no more moves, reactions or aborts.",
         raised_by={
-            MatchOverError: lambda e: "The match has finished: no more moves.",
+            engine.MatchOverError: lambda e: "The match has finished: no more moves.",
             AlreadyOverError: _already_over(aborted=False),
             ReactionsClosedError: lambda e: (
                 "The match is over: reactions are for a game waiting or being played. "
@@ -369,13 +361,13 @@ ROWS: tuple[ProblemRow, ...] = (
         ProblemType.ILLEGAL_MOVE,
         "Illegal move",
         "The rules do not allow this move; see `legal_captures`.",
-        IllegalMoveError,
+        engine.IllegalMoveError,
     ),
     _refused_move(
         ProblemType.AMBIGUOUS_MOVE,
         "Ambiguous move",
         "The card can capture in several ways; say which in `capture`.",
-        AmbiguousMoveError,
+        engine.AmbiguousMoveError,
     ),
     ProblemRow(
         ProblemType.ILLEGAL_DECLARATION,
@@ -383,7 +375,7 @@ ROWS: tuple[ProblemRow, ...] = (
         "Illegal declaration",
         "The rules do not allow this declaration now (Cirulla, docs/rules.md C3); "
         "`GET legal-moves` lists those that are.",
-        raised_by={IllegalDeclarationError: str},
+        raised_by={engine.IllegalDeclarationError: str},
     ),
     ProblemRow(
         ProblemType.IDEMPOTENCY_KEY_REUSED,
@@ -403,7 +395,7 @@ ROWS: tuple[ProblemRow, ...] = (
         "Invalid setup",
         "The match or position asked for cannot exist.",
         raised_by={
-            InvalidSetupError: str,
+            engine.InvalidSetupError: str,
             RoundGameRefusedError: _in_round(ProblemType.INVALID_SETUP),
         },
     ),
