@@ -244,7 +244,7 @@ BEFORE ?= HEAD
 # Two versions in one run, so that a drift of the machine falls on both: the load test's
 # ratios (its runs alternating) and, with valgrind, a request's instructions
 # (tests/bench/compare.py; docs/performance.md).
-compare: $(STAMP) ## Before and after side by side: BEFORE=<git revision> (default HEAD) against the working tree, by the load test's ratios and a request's instructions
+compare: $(STAMP) ## Before and after side by side: BEFORE=<git revision> (default HEAD) against the working tree, by the load test's ratios, in-process CPU and a request's instructions
 	$(VENV_PY) -m tests.bench.compare --before $(BEFORE) --players $(PLAYERS) --seconds $(SECONDS)
 
 clock-flood: $(STAMP) ## A 5-second turn clock against 12 bot-only scopone matches to 100 (real workers, private Redis)

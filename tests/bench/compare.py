@@ -18,7 +18,11 @@ is checked out with ``git archive`` into a temporary folder and run there on thi
 checkout's virtualenv (so both sides use the same libraries); the working tree runs in
 place. Both sides serve the ``.py`` engine. The load test runs alternate (before, after,
 before, after...), so that a drift of the machine falls on both sides alike; each ratio
-is the median of the side's runs. The instructions need valgrind: without it, only the
+is the median of the side's runs. The in-process CPU runs both sides at the same time,
+each on a core of its own, the cores swapped from one run to the next (an even number of
+runs gives each side each core equally often): measured one after the other, a creation
+differed by 8-11% between two versions of the same instruction count; side by side, by
+less than its spread. The instructions need valgrind: without it, only the
 load test is compared.
 """
 
@@ -107,19 +111,47 @@ print(min(took))
 """
 
 
-def process_cpu(tree: Path, kind: str, requests: int) -> float:
-    """CPU microseconds a request of ``kind`` costs the process serving it in-process
-    (the app, Flask's test client, the Redis client): the least of 5 rounds."""
-    done = subprocess.run(
+def _serve_cpu(tree: Path, kind: str, requests: int, core: int | None) -> subprocess.Popen[str]:
+    """Start serving ``kind`` in-process in ``tree``, on ``core`` alone when given (the
+    Redis server it starts inherits the core)."""
+    pin = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
+    return subprocess.Popen(
         [sys.executable, "-c", _CPU, kind, str(requests), "5"],
         cwd=tree,
         env={**os.environ, "PYTHONPATH": str(tree), "SCOPA_ENGINE": "python"},
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
-        timeout=600,
-        check=True,
+        preexec_fn=pin,
     )
-    return float(done.stdout.split()[-1])
+
+
+def _figure(serving: subprocess.Popen[str]) -> float:
+    out, _ = serving.communicate(timeout=600)
+    if serving.returncode:
+        raise RuntimeError(f"serving in-process failed: {out[-1500:]}")
+    return float(out.split()[-1])
+
+
+def process_cpu(trees: dict[str, Path], kind: str, requests: int, run: int) -> dict[str, float]:
+    """CPU microseconds a request of ``kind`` costs the process serving it in-process
+    (the app, Flask's test client, the Redis client), by side: the least of 5 rounds.
+
+    With two cores or more, both sides run at once, each pinned to a core of its own, and
+    the cores swap from one run to the next: a drift of the machine then falls on both
+    sides in the same seconds, and a core slower than the other on both sides in turn.
+    With one core, the sides run one after the other."""
+    sides = list(trees)
+    if len(os.sched_getaffinity(0)) < 2:
+        return {side: _figure(_serve_cpu(trees[side], kind, requests, None)) for side in sides}
+    cores = sorted(os.sched_getaffinity(0))[:2]
+    if run % 2:
+        cores.reverse()
+    serving = {
+        side: _serve_cpu(trees[side], kind, requests, core)
+        for side, core in zip(sides, cores, strict=True)
+    }
+    return {side: _figure(each) for side, each in serving.items()}
 
 
 def instructions(tree: Path, requests: int) -> dict[str, float]:
@@ -185,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         "--runs", type=int, default=2, help="load test runs a side, alternating (0: none)"
     )
     parser.add_argument(
-        "--cpu-runs", type=int, default=3, help="in-process CPU runs a side (0: none)"
+        "--cpu-runs", type=int, default=4, help="in-process CPU runs a side (0: none)"
     )
     parser.add_argument("--no-instructions", dest="count", action="store_false")
     args = parser.parse_args(argv)
@@ -214,14 +246,17 @@ def main(argv: list[str] | None = None) -> int:
                 3,
             )
         cpu: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
-        for _ in range(args.cpu_runs):  # alternating, as the load tests do
+        for run in range(args.cpu_runs):
             for kind in ("floor", "moves", "create"):
-                for side, tree in (("before", before), ("after", after)):
-                    cpu[side].setdefault(kind, []).append(process_cpu(tree, kind, 600))
+                found = process_cpu({"before": before, "after": after}, kind, 600, run)
+                for side, figure in found.items():
+                    cpu[side].setdefault(kind, []).append(figure)
+                print(f"  CPU in-process, {kind}: {found}", flush=True)
         if args.cpu_runs:
             lines += table(
                 f"CPU µs a request in-process (the least of 5 rounds of 600; the median of "
-                f"{args.cpu_runs} runs a side, alternating)",
+                f"{args.cpu_runs} runs a side, both sides at once on cores of their own, "
+                "swapped each run)",
                 {k: statistics.median(v) for k, v in cpu["before"].items()},
                 {k: statistics.median(v) for k, v in cpu["after"].items()},
                 1,
