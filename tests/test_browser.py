@@ -502,10 +502,7 @@ def test_friends_through_the_join_link(
     ann.page.wait_for_selector("#lobby:not([hidden])")
     link = ann.page.input_value("#share-link")
     game_id, _, _ = ann.seat()
-    found = re.fullmatch(
-        rf"{re.escape(live_service.url)}/play\?game={re.escape(game_id)}&code=([0-9A-Z]{{10}})",
-        link,
-    )
+    found = re.fullmatch(rf"{re.escape(live_service.url)}/play\?room=([0-9A-Z]{{10}})", link)
     assert found, link
     code = found.group(1)
     lobby = "#lobby-seats li"

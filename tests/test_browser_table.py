@@ -589,8 +589,9 @@ def test_a_friend_joins_by_the_room_code_typed_on_a_phone(
 ) -> None:
     """Ann creates a game with a seat open for a friend: the waiting room shows its room
     code large, in groups one reads out ("K7QX 2MPA 9R"), and Share hands the phone's share
-    sheet the link. Bruno, on his phone, types the code on the home screen, in lower case
-    with a space (a wrong one first: said in words by the field); the join form says the
+    sheet the room's short link (/play?room=CODE). Bruno, on his phone, types the code on
+    the home screen, in lower case with a space (a wrong one first, typed and by link:
+    said in words by the field); the join form says the
     game, its target and clock and the seat open; he joins, and both are at the table
     (issue 36, item 5)."""
     ann = people("Ann", viewport=PORTRAIT, **PHONE)
@@ -609,7 +610,7 @@ def test_a_friend_joins_by_the_room_code_typed_on_a_phone(
     )
     assert sizes[0] >= 1.5 * sizes[1], sizes  # large beside the page's text
     link = ann.page.input_value("#share-link")
-    assert link == f"{live_service.url}/play?game={game_id}&code={code}"
+    assert link == f"{live_service.url}/play?room={code}"  # short: the code alone
     check_axe(ann, "the waiting room with its room code")
     ann.screenshot("room-code-waiting-room")
     ann.page.tap("#share-button")
@@ -640,6 +641,14 @@ def test_a_friend_joins_by_the_room_code_typed_on_a_phone(
     assert bruno.page.is_visible("#setup")
     check_axe(bruno, "the home screen, a room code not found")
     bruno.screenshot("room-code-not-found")
+    # A short link with a code no game waits with: the home screen, the code in its
+    # field, said not found.
+    bruno.allowed = re.compile(r"status of 404")
+    bruno.open(f"/play?room={wrong.replace(' ', '').upper()}")
+    bruno.page.wait_for_selector("#code-error:not(:empty)")
+    bruno.allowed = None
+    assert bruno.page.input_value(field) == wrong.upper()
+    assert bruno.page.is_visible("#setup")
     bruno.page.fill(field, f"{code[:4].lower()} {code[4:].lower()}")
     bruno.page.tap("#code-form [type=submit]")
     bruno.page.wait_for_selector("#join:not([hidden]) #join-seats li")
@@ -861,7 +870,10 @@ def requests_timed(person: Person) -> dict[str, list[float]]:
     """When each request of the page started and ended (seconds, monotonic), by URL."""
     timed: dict[str, list[float]] = {}
     person.page.on("request", lambda r: timed.setdefault(r.url, [time.monotonic(), 0.0]))
-    person.page.on("requestfinished", lambda r: timed[r.url].__setitem__(1, time.monotonic()))
+    person.page.on(
+        "requestfinished",
+        lambda r: timed.setdefault(r.url, [time.monotonic(), 0.0]).__setitem__(1, time.monotonic()),
+    )
     return timed
 
 
@@ -870,23 +882,26 @@ def test_a_cold_load_and_a_reload_on_a_slow_network(
 ) -> None:
     """At 400 kbit/s and 400 ms: every module of the page is asked for at once (a
     modulepreload each), not as imports are found; the startup reads (variants, the cards'
-    names, the page's words) go together, not one after another; the setup form becomes
-    usable (in words, its games listed) and a reload in the middle of a hand playable
-    again, each time printed (issue 36, item 13). The times are figures, not assertions:
+    names, the page's words) go together, not one after another, and on a reload with
+    them the game's view and legal moves (not after the stream's first state); the setup
+    form becomes usable (in words, its games listed) and a reload in the middle of a hand
+    playable again, each time printed (issue 36, item 13). The times are figures, not assertions:
     they swing with the machine's load (speed is measured by benchmarks, never asserted
     by a test)."""
     ann = people("Ann", locale="it-IT", viewport=PORTRAIT, **PHONE)
     slow_network(ann)
     timed = requests_timed(ann)
     ann.open()
-    ann.page.wait_for_function(
+    # (Each time is the page's own clock when the condition was first seen: a read of
+    # it afterwards, through the browser's debugging protocol, came up to 0.4 s later.)
+    usable = ann.page.wait_for_function(
         """() => !document.querySelector('#setup').hidden
             && document.querySelectorAll('#setup-form [name=variant] option').length > 1
-            && document.querySelector('#setup h2').textContent === 'Nuova partita'""",
+            && document.querySelector('#setup h2').textContent === 'Nuova partita'
+            && performance.now()""",
         polling="raf",
         timeout=20_000,
-    )
-    usable = ann.page.evaluate("() => performance.now()")
+    ).json_value()
     modules = {url: at for url, at in timed.items() if url.endswith(".js")}
     startup = {url: at for url, at in timed.items() if STARTUP.search(url)}
     assert len(modules) >= 20 and len(startup) == 3, sorted(timed)
@@ -898,19 +913,34 @@ def test_a_cold_load_and_a_reload_on_a_slow_network(
     assert max(s for s, _ in startup.values()) < min(e for _, e in startup.values()), startup
     assert not any("en.json" in url for url in timed), "English read for an Italian page"
     print(f"cold load at 400 kbit/s, 400 ms: a usable setup form in {usable:.0f} ms")
-    # (4.4 s before; 3.75 s measured on a quiet machine. Issue 36 asks for 2.5 s: over
-    # HTTP/1.1, six connections at a time, the page's 29 files take five round trips; an
-    # HTTP/2 front, or the game's modules loaded after the form, would make it one or two.)
+    # (4.4 s before; 3.75-4.1 s measured since. Issue 36 asks for 2.5 s: over HTTP/1.1,
+    # six connections at a time, the page's 29 files take five round trips, 0.5-3.4 s
+    # here; an HTTP/2 front, or the game's modules loaded after the form, would make it
+    # one or two. The reload below: 1.09-1.13 s, 1.5-2.5 s before its reads went early.)
 
     ann.start(level="random", target=11)
     ann.page.wait_for_selector("#game[data-ready=true]", timeout=30_000)
     tap_card(ann, playable(ann)[0])
     wait_until(ann.ready, timeout=30, what="Ann's second turn")
     hand = ann.cards("#hand")
+    timed.clear()
     ann.page.reload()
-    ann.page.wait_for_selector("#game[data-ready=true]", timeout=20_000)
-    playable_after = ann.page.evaluate("() => performance.now()")
+    playable_after = ann.page.wait_for_function(
+        "() => document.querySelector('#game')?.dataset.ready === 'true' && performance.now()",
+        polling="raf",
+        timeout=20_000,
+    ).json_value()
     assert ann.cards("#hand") == hand
+    # The game's reads (its view, your legal moves) go with the startup reads, beside the
+    # stream rather than after its first state: each asked for before any was answered.
+    reads = {
+        url: at
+        for url, at in timed.items()
+        if STARTUP.search(url) or re.search(r"/v1/games/[\w-]+(/legal-moves)?$", url)
+    }
+    game_reads = [url for url in reads if "/v1/games/" in url]
+    assert len(game_reads) == 2 and len(reads) >= 3, sorted(timed)  # (words may be cached)
+    assert max(s for s, _ in reads.values()) < min(e for _, e in reads.values()), reads
     print(f"a mid-hand reload at 400 kbit/s, 400 ms: playable in {playable_after:.0f} ms")
 
 

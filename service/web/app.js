@@ -12,7 +12,7 @@ import { setSound } from './moments.js';
 import { page, showError } from './page.js';
 import { fillEmotes } from './reactions.js';
 import * as saved from './saved.js';
-import { showJoin } from './setup.js';
+import { openRoom, showJoin } from './setup.js';
 import { language, onWords, preferredLanguage, setLanguage } from './strings.js';
 
 async function boot() {
@@ -40,11 +40,13 @@ async function boot() {
   const params = new URLSearchParams(location.search);
   const id = params.get('game');
   const code = params.get('code');
+  const room = params.get('room');
   const seat = id ? saved.seatIn(id) : null;
   const current = saved.currentGame();
   const kept = current ? saved.seatIn(current) : null;
   if (id && seat) openGame(id, seat);
   else if (id && code) showJoin(id, code); // (its form filled once the words are here)
+  else if (room) openRoom(room); // a room's short link
   else if (kept) openGame(current, kept);
   else {
     await page.ready; // the form, usable: in words, its variants listed

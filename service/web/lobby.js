@@ -155,17 +155,21 @@ export function groupCode(code) {
   return (code.match(/.{1,4}/g) ?? []).join(' ');
 }
 
-/** The waiting room. Its creator (`shareUrl`: the link made from the code it was given)
- * shows the room code, large, and the link to share: the view's own (`join`, the code
- * of now, after a rotation too). */
-export function renderLobby(view, you, shareUrl) {
+/** A room's link, short enough to read out or type: the page and the room code. */
+export function roomLink(code) {
+  return `${location.origin}/play?${new URLSearchParams({ room: code })}`;
+}
+
+/** The waiting room. Its creator (`given`: the room code it was given) shows the room
+ * code, large, and its link to share: the code of now (the view's `join`, after a
+ * rotation too). */
+export function renderLobby(view, you, given) {
   fill($('#lobby-seats'), seatList(view, you));
   const open = view.seats.filter((seat) => seat.open).length;
   fill($('#lobby-waiting'), open ? t('waitingMore', { n: open }) : '');
-  const link = shareUrl && view.join ? new URL(view.join.link, location.origin).href : shareUrl;
-  $('#share').hidden = !link;
-  if (!link) return;
-  $('#share-link').value = link;
-  const code = view.join?.code ?? new URL(link).searchParams.get('code') ?? '';
+  const code = given ? (view.join?.code ?? given) : null;
+  $('#share').hidden = !code;
+  if (!code) return;
+  $('#share-link').value = roomLink(code);
   fill($('#room-code'), groupCode(code));
 }

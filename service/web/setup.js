@@ -3,7 +3,7 @@
 
 import { ApiError, api } from './api.js';
 import { $, fill, h } from './dom.js';
-import { openGame } from './game.js';
+import { newGame, openGame } from './game.js';
 import { creation, groupCode, seatList } from './lobby.js';
 import { variantName } from './names.js';
 import { page, screen, showError } from './page.js';
@@ -60,8 +60,28 @@ export function codeError(text) {
   else input.removeAttribute('aria-invalid');
 }
 
-/** The home screen's room code: its game found (GET /v1/invitations/{code}) and its join
- * form opened, or said in words that no game waits with it. */
+/** The game waiting with room code `code` found (GET /v1/invitations/{code}) and its join
+ * form opened (its table, if this browser holds a seat there); false if no game waits
+ * with that code. */
+async function joinRoom(code) {
+  let view;
+  try {
+    view = await api.invitationByCode(code);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return false;
+    throw error;
+  }
+  const seat = saved.seatIn(view.id);
+  if (seat) openGame(view.id, seat);
+  else {
+    history.replaceState(null, '', `/play?${new URLSearchParams({ game: view.id, code })}`);
+    await showJoin(view.id, code, view);
+  }
+  return true;
+}
+
+/** The home screen's room code: its game found and its join form opened, or said in
+ * words that no game waits with it. */
 export async function findByCode(form) {
   const input = form.elements.code;
   const code = typedCode(input.value);
@@ -74,17 +94,33 @@ export async function findByCode(form) {
   button.disabled = true;
   codeError(null);
   try {
-    const view = await api.invitationByCode(code);
-    history.replaceState(null, '', `/play?${new URLSearchParams({ game: view.id, code })}`);
-    await showJoin(view.id, code, view);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
+    if (!(await joinRoom(code))) {
       codeError(t('codeUnknown'));
       input.focus();
-    } else showError(error);
+    }
+  } catch (error) {
+    showError(error);
   } finally {
     button.disabled = false;
   }
+}
+
+/** A room's short link opened (/play?room=CODE): its join form, or the home screen with
+ * the code in its field and said not found. */
+export async function openRoom(text) {
+  const code = typedCode(text);
+  try {
+    if (await joinRoom(code)) return;
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  await page.ready; // (the home screen, in words)
+  newGame();
+  const input = $('#code-form').elements.code;
+  input.value = groupCode(code);
+  codeError(t('codeUnknown'));
+  input.focus();
 }
 
 /** The waiting room's Share: the phone's share sheet where there is one, else the link
@@ -93,7 +129,7 @@ export async function shareRoom() {
   const link = $('#share-link');
   const said = $('#share-said');
   fill(said);
-  const code = groupCode(new URL(link.value).searchParams.get('code') ?? '');
+  const code = groupCode(new URL(link.value).searchParams.get('room') ?? '');
   if (navigator.share) {
     try {
       await navigator.share({ title: t('shareTitle'), text: t('shareText', { code }), url: link.value });
