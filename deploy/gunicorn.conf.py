@@ -135,7 +135,16 @@ if not _settings.prometheus_multiproc_dir:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="scopa-metrics-")
 
 
-def on_starting(server):  # noqa: ARG001 - gunicorn's hook signature
+def on_starting(server):
+    # Refused where another process listens on the port (a second `make run`): with
+    # reuse_port, both would serve it, each a share of the connections.
+    from service.serving import taken
+
+    if in_use := taken(server.cfg.bind):
+        raise RuntimeError(  # (gunicorn prints it as "Error: ..." and exits with 1)
+            f"{', '.join(in_use)} is in use: another process listens there (a service "
+            "started before?). Stop it, or serve on another port (PORT=8001 make run)."
+        )
     # A directory the environment names may outlive a run (an emptyDir survives a
     # container's restart): the files of processes long gone would be added in again.
     metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"]

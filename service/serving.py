@@ -47,6 +47,7 @@ every 4xx and 5xx of the service is a problem a client can read.
 from __future__ import annotations
 
 import contextlib
+import errno
 import heapq
 import html
 import itertools
@@ -57,6 +58,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -66,6 +68,31 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from service import config
 from service.request_reading import MAX_HEAD_BYTES, RequestBuffer
+
+
+def taken(binds: Iterable[str]) -> list[str]:
+    """The TCP addresses among ``binds`` (gunicorn's ``bind``, ``host:port``) on which
+    another process listens already. Each worker binds a socket of its own with
+    SO_REUSEPORT, so a second service started on the same port would come up without a
+    word and share the connections (two `make run`: a game created on one, a 404 on the
+    other); a bind without that option fails wherever anyone listens."""
+    found = []
+    for bind in binds:
+        host, _, port = bind.rpartition(":")
+        if bind.startswith(("unix:", "fd://")) or not port.isdigit() or int(port) == 0:
+            continue
+        host = host.strip("[]") or "0.0.0.0"
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            # (a port whose last connections are in TIME_WAIT is free: a restart)
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, int(port)))
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    found.append(bind)
+    return found
+
 
 #: The status line and the message of the HTML page gunicorn writes.
 _STATUS = re.compile(rb"^HTTP/1\.[01] (\d{3}) ([^\r\n]*)")

@@ -9,10 +9,12 @@ import ast
 import os
 import re
 import runpy
+import socket
 import sys
 import time
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -303,8 +305,30 @@ def test_gunicorn_clears_a_named_metrics_directory_on_start(
     (metrics / "keep.txt").write_text("not ours")
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(metrics))
     settings = runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
-    settings["on_starting"](None)
+    settings["on_starting"](SimpleNamespace(cfg=SimpleNamespace(bind=[])))
     assert sorted(os.listdir(metrics)) == ["keep.txt"]
+
+
+def test_a_service_on_a_port_in_use_refuses_to_start(
+    redis_server: RedisServer | ExternalRedis,
+) -> None:
+    """Another process listens on PORT (a `make run` started before): gunicorn says so
+    and exits with 1, rather than come up beside it and take a share of the port's
+    connections (each worker binds with SO_REUSEPORT)."""
+    with socket.socket() as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)  # as a service's worker
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        service = LiveService(redis_server.url)
+        service.port = other.getsockname()[1]
+        try:
+            with pytest.raises(RuntimeError, match="gunicorn exited with 1") as refused:
+                service.start()
+        finally:
+            service.stop()
+    assert f"Error: 127.0.0.1:{service.port} is in use: another process listens there" in str(
+        refused.value
+    )
 
 
 def test_gunicorn_puts_pythonpath_before_its_working_directory(
