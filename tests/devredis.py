@@ -51,7 +51,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -446,9 +449,32 @@ class RedisServer:
 _FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _run(command: Sequence[str], data_dir: str, beside: Sequence[Sequence[str]] = ()) -> int:
+def _announce(url: str, text: str, running: Callable[[], bool], within: float = 300.0) -> None:
+    """Print ``text``, set apart, once ``url`` answers (any HTTP status), while
+    ``running()``: among the lines a service writes as it starts, the one to read."""
+    deadline = time.monotonic() + within
+    while running() and time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1):  # noqa: S310 - the caller's own URL
+                pass
+        except urllib.error.HTTPError:
+            pass  # it answered
+        except OSError:
+            time.sleep(0.2)
+            continue
+        print(f"\n{text}\n", file=sys.stderr, flush=True)
+        return
+
+
+def _run(
+    command: Sequence[str],
+    data_dir: str,
+    beside: Sequence[Sequence[str]] = (),
+    ready: tuple[str, str] | None = None,
+) -> int:
     """Run ``command`` (and the ``beside`` commands next to it) with ``REDIS_URL``
-    pointing at a Redis; return the exit status of ``command``."""
+    pointing at a Redis; return the exit status of ``command``. ``ready`` (a URL and a
+    text): the text is printed once the URL answers."""
     server: RedisServer | None = None
     env = dict(os.environ)
     if env.get("REDIS_URL"):
@@ -466,13 +492,18 @@ def _run(command: Sequence[str], data_dir: str, beside: Sequence[Sequence[str]] 
         env["REDIS_URL"] = server.url
     sys.stderr.flush()
     try:
-        return _supervise(command, beside, env)
+        return _supervise(command, beside, env, ready)
     finally:
         if server is not None:
             server.stop()
 
 
-def _supervise(command: Sequence[str], beside: Sequence[Sequence[str]], env: dict[str, str]) -> int:
+def _supervise(
+    command: Sequence[str],
+    beside: Sequence[Sequence[str]],
+    env: dict[str, str],
+    ready: tuple[str, str] | None = None,
+) -> int:
     """Start the ``beside`` commands, then ``command``; forward SIGINT, SIGTERM and SIGHUP
     to all of them; when ``command`` exits, stop the others (SIGTERM, then SIGKILL after
     10 s) and return its status."""
@@ -499,6 +530,10 @@ def _supervise(command: Sequence[str], beside: Sequence[Sequence[str]], env: dic
             return 127
         helpers = list(children)
         children.append(main)
+        if ready:
+            threading.Thread(
+                target=_announce, args=(*ready, lambda: main.poll() is None), daemon=True
+            ).start()
         for signum in pending:
             forward(signum, None)
         code = main.wait()
@@ -548,6 +583,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=DEFAULT_RUN_DATA_DIR,
         help="where the private Redis keeps its data (default: %(default)s)",
     )
+    run.add_argument(
+        "--ready",
+        nargs=2,
+        metavar=("URL", "TEXT"),
+        help="print TEXT, set apart, once URL answers (the service is up)",
+    )
     run.add_argument("command", nargs=argparse.REMAINDER, help="the command to run")
     args = parser.parse_args(argv)
 
@@ -556,7 +597,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = command[1:]
     if not command:
         run.error("no command given (usage: run -- CMD [ARGS...])")
-    return _run(command, args.data_dir, [shlex.split(other) for other in args.beside])
+    ready = (args.ready[0], args.ready[1]) if args.ready else None
+    return _run(command, args.data_dir, [shlex.split(other) for other in args.beside], ready)
 
 
 if __name__ == "__main__":

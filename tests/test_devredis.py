@@ -5,6 +5,7 @@ all with its REDIS_URL, and stops them all when the command ends."""
 from __future__ import annotations
 
 import shlex
+import socket
 import subprocess
 import sys
 import textwrap
@@ -62,3 +63,43 @@ def test_the_command_and_its_neighbours_share_the_redis_and_stop_together(
     # The neighbour was stopped with the command: nothing of it is left running.
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert str(tmp_path / "beside") not in ps
+
+
+def test_it_says_once_the_service_answers(tmp_path: Path) -> None:
+    """`make run`'s last line: the address to open, printed once the service answers
+    (`--ready URL TEXT`), set apart from the lines its processes write as they start."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    main = textwrap.dedent(
+        f"""
+        import http.server, threading, time
+        server = http.server.HTTPServer(("127.0.0.1", {port}), http.server.BaseHTTPRequestHandler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        time.sleep(3)
+        """
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.devredis",
+            "run",
+            "--data-dir",
+            str(tmp_path / "redis"),
+            "--ready",
+            f"http://127.0.0.1:{port}/healthz",
+            "Up: open it.",
+            "--",
+            sys.executable,
+            "-c",
+            main,
+        ],
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr.decode()[-2000:]
+    # (the server answers 501 to a GET it has no handler for: an answer all the same)
+    assert "\n\nUp: open it.\n\n" in result.stderr.decode()
