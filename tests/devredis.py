@@ -462,6 +462,7 @@ def _announce(url: str, text: str, running: Callable[[], bool], within: float = 
         except OSError:
             time.sleep(0.2)
             continue
+        time.sleep(1)  # (the lines of its start, and of this request, written first)
         print(f"\n{text}\n", file=sys.stderr, flush=True)
         return
 
