@@ -542,3 +542,18 @@ def test_a_logged_stream_event_is_valid_however_a_parser_names_its_type() -> Non
     data = json.dumps({"type": "match_started", "seq": 0})
     for parsed in ({"id": "0", "data": data}, {"event": "message", "id": "0", "data": data}):
         assert [t for t, v in members.items() if v.is_valid(parsed)] == ["Logged"], parsed
+
+
+def test_docs_api_md_lists_every_operation_with_its_summary() -> None:
+    """docs/api.md's table of operations has a row for each operation of the spec, with
+    the summary the spec gives it."""
+    spec = json.loads(SPEC.read_text())
+    guide = (SPEC.parent.parent / "docs" / "api.md").read_text()
+    missing = [
+        f"{method.upper()} {path}"
+        for path, item in spec["paths"].items()
+        for method, operation in item.items()
+        if method in {"get", "post", "put", "patch", "delete"}
+        and f"| `{method.upper()} {path}` | {operation['summary']} |" not in guide
+    ]
+    assert not missing, f"docs/api.md has no row for {missing}"

@@ -66,6 +66,14 @@ def test_a_versioned_file_is_kept_a_year_and_an_old_url_revalidated(
         assert answer.status_code == 404 and answer.mimetype == "application/problem+json"
 
 
+def test_the_icon_is_where_browsers_look_for_it(client: FlaskClient) -> None:
+    """/docs and /redoc name no icon: a browser asks /favicon.ico, and gets the page's."""
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200
+    assert icon.mimetype == "image/svg+xml"
+    assert icon.get_data() == ASSETS["icon.svg"].body
+
+
 def test_the_version_changes_with_any_file() -> None:
     files = {"app.js": b"export const a = 1;\n", "style.css": b"body { margin: 0 }\n"}
     version = content_hash(files)

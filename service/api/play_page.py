@@ -158,6 +158,13 @@ def page() -> Response:
     return _serve(INDEX, REVALIDATED, PAGE)
 
 
+@blp.get("/favicon.ico")
+def favicon() -> Response:
+    """The page's icon, where a browser looks for one by itself (/docs, /redoc, a
+    document of the API opened in a tab)."""
+    return _serve(_asset("icon.svg"), REVALIDATED, "icon.svg")
+
+
 @blp.get("/play/<path:name>")
 def asset(name: str) -> Response:
     return _serve(_asset(name), REVALIDATED, name)
@@ -172,6 +179,6 @@ def versioned_asset(version: str, name: str) -> Response:
 
 
 def install(app: Flask) -> None:
-    """Serve the page at /play and its files at /play/v/<hash>/<name> and /play/<name>
-    (outside the API's spec)."""
+    """Serve the page at /play, its files at /play/v/<hash>/<name> and /play/<name>, and
+    its icon at /favicon.ico (outside the API's spec)."""
     app.register_blueprint(blp)
