@@ -139,7 +139,9 @@ def test_an_address_over_its_budget_waits_and_the_others_are_played(
         until = put_off()
         versions = {game: view(client, game)["version"] for game in mine}
         spent = budget.spent(connection, "a:127.0.0.1/32", time.time())
-        assert 2.0 <= spent <= 2.0 + 0.5, "at most a move over the budget, never a slice"
+        # At most about a move over the budget, never a slice (5 s): a move cost up to
+        # 0.6 s on a machine busy with the rest of the suite.
+        assert 2.0 <= spent <= 2.0 + 1.5, f"{spent:.2f} s: more than a move over, a slice?"
         # Another address's match is played meanwhile.
         theirs = client.post("/v1/games", json={"seed": 9, **FLOOD}, environ_base=OTHER_ADDRESS)
         assert theirs.status_code == 201
