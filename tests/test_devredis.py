@@ -14,6 +14,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def devredis_run(tmp_path: Path, *options: str, main: str) -> subprocess.CompletedProcess[bytes]:
+    """``python -m tests.devredis run [options] -- python -c main``, its Redis's data in
+    ``tmp_path``, on a bare environment: its output and status."""
+    return subprocess.run(
+        [
+            *(sys.executable, "-m", "tests.devredis", "run"),
+            *("--data-dir", str(tmp_path / "redis"), *options),
+            *("--", sys.executable, "-c", main),
+        ],
+        cwd=ROOT,
+        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        timeout=60,
+    )
+
+
 def test_the_command_and_its_neighbours_share_the_redis_and_stop_together(
     tmp_path: Path,
 ) -> None:
@@ -38,26 +54,8 @@ def test_the_command_and_its_neighbours_share_the_redis_and_stop_together(
         sys.exit(3)
         """
     )
-    env = {"PATH": "/usr/bin:/bin:/usr/local/bin"}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.devredis",
-            "run",
-            "--data-dir",
-            str(tmp_path / "redis"),
-            "--beside",
-            f"{sys.executable} -c {shlex.quote(beside)}",
-            "--",
-            sys.executable,
-            "-c",
-            main,
-        ],
-        cwd=ROOT,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        timeout=60,
+    result = devredis_run(
+        tmp_path, "--beside", f"{sys.executable} -c {shlex.quote(beside)}", main=main
     )
     assert result.returncode == 3, result.stderr.decode()[-2000:]
     # The neighbour was stopped with the command: nothing of it is left running.
@@ -79,26 +77,8 @@ def test_it_says_once_the_service_answers(tmp_path: Path) -> None:
         time.sleep(3)
         """
     )
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.devredis",
-            "run",
-            "--data-dir",
-            str(tmp_path / "redis"),
-            "--ready",
-            f"http://127.0.0.1:{port}/healthz",
-            "Up: open it.",
-            "--",
-            sys.executable,
-            "-c",
-            main,
-        ],
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin:/usr/local/bin", "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        timeout=60,
+    result = devredis_run(
+        tmp_path, "--ready", f"http://127.0.0.1:{port}/healthz", "Up: open it.", main=main
     )
     assert result.returncode == 0, result.stderr.decode()[-2000:]
     # (the server answers 501 to a GET it has no handler for: an answer all the same)

@@ -73,12 +73,17 @@ def checkout(revision: str | None) -> Iterator[Path]:
         yield Path(folder)
 
 
+def env(tree: Path) -> dict[str, str]:
+    """The environment that runs ``tree``'s code (first on the path) on the .py engine."""
+    return {**os.environ, "PYTHONPATH": str(tree), "SCOPA_ENGINE": "python"}
+
+
 def run(tree: Path, module: str, *args: str, timeout: float) -> str:
     """``python -m module args`` in ``tree`` (its code first on the path): its output."""
     done = subprocess.run(
         [sys.executable, "-m", module, *args],
         cwd=tree,
-        env={**os.environ, "PYTHONPATH": str(tree), "SCOPA_ENGINE": "python"},
+        env=env(tree),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -118,7 +123,7 @@ def _serve_cpu(tree: Path, kind: str, requests: int, core: int | None) -> subpro
     return subprocess.Popen(
         [sys.executable, "-c", _CPU, kind, str(requests), "5"],
         cwd=tree,
-        env={**os.environ, "PYTHONPATH": str(tree), "SCOPA_ENGINE": "python"},
+        env=env(tree),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
