@@ -418,7 +418,7 @@ def test_the_page_is_served_with_its_files_under_a_strict_policy(
         ".svg": "image/svg+xml",
         ".json": "application/json",
     }
-    assert {name for name in ASSETS if name.endswith(".js")} >= {"app.js", "cards.js"}
+    assert {name for name in ASSETS if name.endswith(".js")} >= {"play.js", "app.js", "cards.js"}
     for name in ASSETS:
         answer = http.get(f"{live_service.url}/play/{name}", timeout=10)
         assert answer.status_code == 200, name
@@ -445,7 +445,12 @@ def test_a_whole_match_against_the_computer(
     ann = people("Ann")
     ann.open()
     # It offers every level the service has, weakest first.
-    offered = ann.page.evaluate("async () => (await import('/play/lobby.js')).LEVELS")
+    ann.page.wait_for_function(
+        "document.querySelectorAll('#setup-form [name=level] option').length > 1"
+    )
+    offered = ann.page.eval_on_selector_all(
+        "#setup-form [name=level] option", "options => options.map((o) => o.value)"
+    )
     levels = live_service.session.get(f"{live_service.url}/v1/bot-levels", timeout=10).json()[
         "levels"
     ]

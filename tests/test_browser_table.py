@@ -8,6 +8,7 @@ of a match said once, and a series of rematches tallied.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from collections.abc import Callable
@@ -880,14 +881,14 @@ def requests_timed(person: Person) -> dict[str, list[float]]:
 def test_a_cold_load_and_a_reload_on_a_slow_network(
     people: Callable[..., Person], live_service: LiveService
 ) -> None:
-    """At 400 kbit/s and 400 ms: every module of the page is asked for at once (a
-    modulepreload each), not as imports are found; the startup reads (variants, the cards'
-    names, the page's words) go together, not one after another, and on a reload with
-    them the game's view and legal moves (not after the stream's first state); the setup
-    form becomes usable (in words, its games listed) and a reload in the middle of a hand
-    playable again, each time printed (issue 36, item 13). The times are figures, not assertions:
-    they swing with the machine's load (speed is measured by benchmarks, never asserted
-    by a test)."""
+    """At 400 kbit/s and 400 ms: the page is three files (its script and stylesheet, one
+    each, `make web`; its icon), asked for together; the startup reads (variants, the
+    cards' names, the page's words) go together, not one after another, and on a reload
+    with them the game's view and legal moves (not after the stream's first state); the
+    setup form becomes usable (in words, its games listed) and a reload in the middle of a
+    hand playable again, each time printed (issue 36, item 13). The times are figures, not
+    assertions: they swing with the machine's load (speed is measured by benchmarks, never
+    asserted by a test)."""
     ann = people("Ann", locale="it-IT", viewport=PORTRAIT, **PHONE)
     slow_network(ann)
     timed = requests_timed(ann)
@@ -902,21 +903,17 @@ def test_a_cold_load_and_a_reload_on_a_slow_network(
         polling="raf",
         timeout=20_000,
     ).json_value()
-    modules = {url: at for url, at in timed.items() if url.endswith(".js")}
+    files = sorted(url.rsplit("/", 1)[-1] for url in timed if "/play/v/" in url)
+    assert files == ["icon.svg", "it.json", "play.css", "play.js"], files
     startup = {url: at for url, at in timed.items() if STARTUP.search(url)}
-    assert len(modules) >= 20 and len(startup) == 3, sorted(timed)
-    # The modules: all asked for within one round trip of the first (none waits for the
-    # module that imports it).
-    starts = sorted(start for start, _ in modules.values())
-    assert starts[-1] - starts[0] < 0.4, starts
+    assert len(startup) == 3, sorted(timed)
     # The startup reads: each asked for before any of them was answered.
     assert max(s for s, _ in startup.values()) < min(e for _, e in startup.values()), startup
     assert not any("en.json" in url for url in timed), "English read for an Italian page"
     print(f"cold load at 400 kbit/s, 400 ms: a usable setup form in {usable:.0f} ms")
-    # (4.4 s before; 3.75-4.1 s measured since. Issue 36 asks for 2.5 s: over HTTP/1.1,
-    # six connections at a time, the page's 29 files take five round trips, 0.5-3.4 s
-    # here; an HTTP/2 front, or the game's modules loaded after the form, would make it
-    # one or two. The reload below: 1.09-1.13 s, 1.5-2.5 s before its reads went early.)
+    # (2.16 s; 4.4 s before the modulepreloads, 3.75-4.1 s before the bundle: over
+    # HTTP/1.1, six connections at a time, 29 files took five round trips. The reload
+    # below: 1.06 s, 1.5-2.5 s before its reads went early.)
 
     ann.start(level="random", target=11)
     ann.page.wait_for_selector("#game[data-ready=true]", timeout=30_000)
@@ -940,7 +937,9 @@ def test_a_cold_load_and_a_reload_on_a_slow_network(
     }
     game_reads = [url for url in reads if "/v1/games/" in url]
     assert len(game_reads) == 2 and len(reads) >= 3, sorted(timed)  # (words may be cached)
-    assert max(s for s, _ in reads.values()) < min(e for _, e in reads.values()), reads
+    # (A read still unanswered when the page was playable has no end yet: 0.)
+    answered = [e for _, e in reads.values() if e]
+    assert max(s for s, _ in reads.values()) < min(answered, default=math.inf), reads
     print(f"a mid-hand reload at 400 kbit/s, 400 ms: playable in {playable_after:.0f} ms")
 
 

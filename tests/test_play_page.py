@@ -8,7 +8,9 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import brotli
@@ -20,6 +22,7 @@ from service.api import play_page
 from service.api.play_page import ASSETS, IMMUTABLE, POLICY, PREFIX, VERSION, content_hash
 from tests.helpers import Table
 
+ROOT = Path(__file__).resolve().parent.parent
 DECODE = {"br": brotli.decompress, "gzip": gzip.decompress}
 
 
@@ -38,9 +41,8 @@ def test_the_page_references_only_versioned_files(client: FlaskClient) -> None:
     html = page.get_data(as_text=True)
     references = re.findall(r'(?:src|href)="([^"]+)"', html)
     named = [ref for ref in references if ref.split("/")[-1] in ASSETS]
-    assert {"app.js", "page.css", "game.css", "sheet.css", "screen.css"} <= {
-        ref.split("/")[-1] for ref in named
-    }
+    # The page's script and stylesheet, one file each (`make web`), and its icon.
+    assert {ref.split("/")[-1] for ref in named} == {"play.js", "play.css", "icon.svg"}
     for ref in named:
         assert ref == f"{PREFIX}{VERSION}/{ref.split('/')[-1]}", ref
     again = client.get("/play", headers={"If-None-Match": page.headers["ETag"]})
@@ -50,7 +52,7 @@ def test_the_page_references_only_versioned_files(client: FlaskClient) -> None:
 def test_a_versioned_file_is_kept_a_year_and_an_old_url_revalidated(
     client: FlaskClient,
 ) -> None:
-    for name in ("app.js", "page.css", "icon.svg", "locales/it.json"):
+    for name in ("play.js", "play.css", "icon.svg", "locales/it.json"):
         kept = client.get(f"{PREFIX}{VERSION}/{name}")
         assert kept.status_code == 200, name
         assert kept.headers["Cache-Control"] == IMMUTABLE == "public, max-age=31536000, immutable"
@@ -64,6 +66,28 @@ def test_a_versioned_file_is_kept_a_year_and_an_old_url_revalidated(
     for missing in (f"{PREFIX}{VERSION}/nope.js", f"{PREFIX}{VERSION}/index.html"):
         answer = client.get(missing)
         assert answer.status_code == 404 and answer.mimetype == "application/problem+json"
+
+
+def test_the_page_bundle_is_made_from_its_modules_and_stylesheets(tmp_path: Path) -> None:
+    """service/web/play.js and play.css, checked in, are what `make web` makes of the
+    modules and stylesheets beside them now: an edit to a module without `make web`
+    fails here (as the spec's drift test does for the API)."""
+    esbuild = ROOT / ".tools" / "node" / "node_modules" / ".bin" / "esbuild"
+    if not esbuild.exists():
+        pytest.skip("esbuild is not installed (`make node-tools`, which needs npm)")
+    made = subprocess.run(
+        ["make", "--no-print-directory", "web", f"WEB_OUT={tmp_path}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    for name in ("play.js", "play.css"):
+        assert (tmp_path / name).read_bytes() == (play_page.WEB / name).read_bytes(), (
+            f"service/web/{name} is not what its sources make: run `make web`"
+        )
 
 
 def test_the_icon_is_where_browsers_look_for_it(client: FlaskClient) -> None:

@@ -1,5 +1,7 @@
-"""The browser client at /play: one page of plain ES modules and a stylesheet, the files
-of service/web/ (no build step), read once when the app starts and served from memory.
+"""The browser client at /play: the files of service/web/, read once when the app starts
+and served from memory. The page loads two of them, ``play.js`` (its ES modules bundled)
+and ``play.css`` (its stylesheets as one), which ``make web`` builds with esbuild and the
+repository holds, so that serving needs no Node.js.
 The page calls only the public API, like any other frontend; like /docs, it is not an
 operation of the spec.
 
