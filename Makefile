@@ -116,8 +116,9 @@ endif
 TEST_WORKERS ?= auto
 PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 
-# The browser tests (tests/test_browser.py) drive Debian's Chromium: installed here where
-# apt-get can (as root), quietly; where it cannot, those tests skip and the rest run. The
+# The browser tests (tests/test_browser.py) drive Debian's Chromium, and the docs' snippets
+# (tests/test_doc_snippets.py) use curl and jq: installed here where apt-get can (as
+# root), quietly; where it cannot, the tests that need them skip and the rest run. The
 # Node.js tools (axe-core for the browser tests, the TypeScript client's) are installed
 # first where npm is, so that no two test workers install them at once.
 test: $(STAMP) ## Run the test suite (it starts its own private Redis)
@@ -126,6 +127,11 @@ test: $(STAMP) ## Run the test suite (it starts its own private Redis)
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends chromium) >/dev/null 2>&1 \
 		|| echo "could not install chromium: the browser tests will skip"; }
+	@{ command -v jq && command -v curl; } >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || { \
+		echo "installing curl and jq for the docs' snippets"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends curl jq) >/dev/null 2>&1 \
+		|| echo "could not install curl and jq: the docs' snippets will skip"; }
 ifneq ($(HAVE_NPM),)
 	@$(MAKE) --no-print-directory node-tools >/dev/null \
 		|| echo "could not install the Node.js tools: the tests that need them will skip"

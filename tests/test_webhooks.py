@@ -367,14 +367,14 @@ SHORT_SCHEDULE = "1,2,4,8,16,32"
 
 
 def readme_receiver() -> str:
-    """The webhook receiver of the README's "For platforms" section, as it is written."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Webhooks") :]
+    """The webhook receiver of docs/platforms.md's walk through a round, as it is written."""
+    readme = (ROOT / "docs" / "platforms.md").read_text()
+    section = readme[readme.index("### Webhooks for the round") :]
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
 class Receiver:
-    """A platform's webhook endpoint: the README's receiver (a Flask app verifying each
+    """A platform's webhook endpoint: the receiver of docs/platforms.md (a Flask app verifying each
     delivery with the ``standardwebhooks`` package), served on a fixed port of
     127.0.0.1; it keeps what it handled, and can go down (its socket closed) and come
     back."""
@@ -392,10 +392,10 @@ class Receiver:
         return f"http://127.0.0.1:{self.port}/scopa/webhooks"
 
     def load(self, secret: str) -> None:
-        """Run the README's code with the endpoint's secret; what it handles is kept."""
+        """Run the receiver's code (docs/platforms.md) with the endpoint's secret; what it handles is kept."""
         os.environ["SCOPA_WEBHOOK_SECRET"] = secret
         try:
-            exec(compile(readme_receiver(), "README.md", "exec"), self.code)
+            exec(compile(readme_receiver(), "docs/platforms.md", "exec"), self.code)
         finally:
             del os.environ["SCOPA_WEBHOOK_SECRET"]
         self.code["handle"] = lambda event: self.received.append(event)
@@ -423,7 +423,7 @@ class Receiver:
             self.server = None
 
     def ids(self) -> list[str]:
-        """The ids of the events handled, in the order handled (each once: the README's
+        """The ids of the events handled, in the order handled (each once: the receiver's
         code drops a duplicate)."""
         return [event["id"] for event in self.received]
 
