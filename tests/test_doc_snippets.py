@@ -44,8 +44,8 @@ from tests.live import LiveService
 ROOT = Path(__file__).resolve().parent.parent
 #: The Node.js packages `make node-tools` installs (openapi-fetch, openapi-typescript, tsc).
 NODE_MODULES = ROOT / ".tools" / "node" / "node_modules"
-DOCS = ["README.md", "docs/api.md", "docs/platforms.md", "docs/frontends.md"]
-#: The service key of the docs' platform snippets ("acme", README's "For platforms").
+DOCS = ["README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md"))]
+#: The service key of the docs' platform snippets ("acme", docs/platforms.md).
 KEY = "acme-docs-key-0123456789abcdefghijklmnopqrstuv"
 #: What the docs leave for the reader to fill in (``NAME=...``), as the suite fills it.
 PLACEHOLDERS = {"KEY": KEY}
