@@ -289,6 +289,28 @@ class TestRematch:
         stale = table.client.get(f"/v1/games/{new_id}", headers=table.auth(0))
         assert stale.status_code == 401
 
+    def test_a_series_is_tallied_across_rematches(self, table: Table) -> None:
+        """Every view of a match says how many matches of its series are over and how many
+        each team won: this one once finished, and those it is the rematch of (a rematch
+        keeps every seat, so a team is the same seats in each)."""
+        table.create(seats=[{"name": n} for n in "ABCD"], target=1, first_dealer=0)
+        assert table.view()["series"] == {"matches": 0, "wins": [0, 0]}
+        wins = [0, 0]
+        for seed in range(3):
+            finish(table, seed)
+            wins[table.view()["winner"]] += 1
+            assert table.view()["series"] == {"matches": seed + 1, "wins": wins}
+            asked = [
+                table.client.post(table.url("/rematch"), headers=table.auth(seat)).json
+                for seat in range(4)
+            ]
+            table.game_id = asked[0]["id"]
+            table.tokens = [answer["token"] for answer in asked]
+            # The next match starts with the tally so far, in every seat's view.
+            for seat in range(4):
+                assert table.view(seat)["series"] == {"matches": seed + 1, "wins": wins}
+        assert sum(wins) == 3
+
     def test_a_rematch_keeps_the_computer_players_and_no_spectators(self, table: Table) -> None:
         table.create(
             seats=[{"name": "Ann"}, {"name": "CPU", "bot": "random"}], target=1, spectators=False

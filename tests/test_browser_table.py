@@ -1204,7 +1204,8 @@ def test_a_series_of_rematches_is_tallied(
     the second her rematch asked for on the page: the first shows no series; during the
     second the table's line tallies the matches each side won ("Series: Ann 1 – Bruno 0",
     each side named as the sheet names it), and at its end the table and the final sheet
-    count it too; a reload still shows it (issue 36, item 12)."""
+    count it too; a reload still shows it, and so does another device that never saw
+    the first match (issue 36, item 12)."""
     created = requests.post(
         f"{live_service.url}/v1/games",
         json={"seats": [{"name": "Ann"}, {"name": "Bruno"}], "first_dealer": 1, "target": 1},
@@ -1237,6 +1238,12 @@ def test_a_series_of_rematches_is_tallied(
     ).json()
     assert bruno["id"] == second
     wait_until(lambda: series_shown(ann) == (tally(), ""), what="the series on the table")
+    # Bruno, on a device of his own that saw none of the first match, reads the same
+    # tally: the service keeps it (the view's `series`), not the browser.
+    elsewhere = people("Bruno")
+    elsewhere.hold(second, bruno["token"])
+    elsewhere.page.wait_for_selector("#game[data-ready=true]")
+    assert series_shown(elsewhere)[0] == tally()
     check_axe(ann, "a rematch's table with its series")
     ann.screenshot("series-table")
     wins[play_out(live_service, second, [token, bruno["token"]])["winner"]] += 1

@@ -392,7 +392,8 @@ class Receiver:
         return f"http://127.0.0.1:{self.port}/scopa/webhooks"
 
     def load(self, secret: str) -> None:
-        """Run the receiver's code (docs/platforms.md) with the endpoint's secret; what it handles is kept."""
+        """Run the receiver's code (docs/platforms.md) with the endpoint's secret; what it
+        handles is kept."""
         os.environ["SCOPA_WEBHOOK_SECRET"] = secret
         try:
             exec(compile(readme_receiver(), "docs/platforms.md", "exec"), self.code)

@@ -7,6 +7,14 @@ from __future__ import annotations
 #: (version, what changed for clients), newest first.
 CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
+        "1.3.0",
+        (
+            "`GameView` has `series`: the matches over in the series a match belongs to (it "
+            "and the matches it is the rematch of) and how many each team won, so that "
+            "every device of every seat shows the same tally across rematches.",
+        ),
+    ),
+    (
         "1.2.0",
         (
             "New operation `findInvitation`, `GET /v1/invitations/{code}`: the game waiting "

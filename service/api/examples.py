@@ -97,6 +97,7 @@ def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
         "join": None,
         "previous": None,
         "next": None,
+        "series": {"matches": 0, "wins": [0, 0]},
         "abort_reason": None,
         "start_at": None,
         "metadata": {},

@@ -101,6 +101,9 @@ class Game:
     #: The game this one is the rematch of, and the rematch of this one, if any.
     previous: str | None = None
     next: str | None = None
+    #: The wins of each team in the matches before this one in its series (the games it
+    #: is the rematch of, one after another); empty for a series' first match.
+    series: tuple[int, ...] = ()
     #: Seconds a person has for each move, if the match has a clock; and when the turn
     #: of the person to play now runs out (UNIX time), if it does.
     clock: int | None = None
@@ -217,6 +220,8 @@ class Game:
             state["player_ids"] = list(self.player_ids)
         if self.metadata:
             state["metadata"] = self.metadata
+        if self.series:
+            state["series"] = list(self.series)
         for name in _STORED_WHEN_SET:
             value = getattr(self, name)
             if value is not None:
@@ -236,6 +241,7 @@ class Game:
             spectators=state.get("spectators", True),
             previous=state.get("previous"),
             next=state.get("next"),
+            series=tuple(state.get("series", ())),
             clock=state.get("clock"),
             deadline=state.get("deadline"),
             logged=logged,

@@ -213,6 +213,7 @@ def create(
     *,
     tokens: Sequence[str | None] | None = None,
     previous: str | None = None,
+    series: tuple[int, ...] = (),
     secret: bytes = b"",
     payer: str | None = None,
     owner: str | None = None,
@@ -253,6 +254,7 @@ def create(
         lobby=lobby,
         spectators=setup.spectators,
         previous=previous,
+        series=series,
         clock=setup.clock,
         host=host,
         payer=payer,
@@ -438,12 +440,23 @@ def rematch(
         game.next,
         tokens=tokens,
         previous=game.id,
+        series=series_after(game),
         secret=secret,
         payer=payer,
         owner=game.owner,  # a key's game's rematch is the key's too, its seats the same
         player_ids=game.player_ids,
         metadata=game.metadata,
     )
+
+
+def series_after(game: Game) -> tuple[int, ...]:
+    """The wins of each team in ``game``'s series once it is over: those before it, and
+    its own winner's. A rematch keeps every seat, so a team is the same seats in each."""
+    match = game.playing
+    wins = list(game.series) or [0] * match.team_count
+    if match.winner is not None and game.aborted is None:
+        wins[match.winner] += 1
+    return tuple(wins)
 
 
 def rematch_token(secret: bytes, game_id: str, seat: int, previous_hash: str) -> str:

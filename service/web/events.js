@@ -112,6 +112,11 @@ export function applyEvent(view, event) {
       event.scores.forEach((score, team) => {
         if (next.teams[team]) next.teams[team].score = score;
       });
+      if (next.series) {
+        // The series counts this match now, as the service's view of it does.
+        const wins = next.series.wins.map((won, team) => won + (team === event.winner ? 1 : 0));
+        next.series = { matches: next.series.matches + 1, wins };
+      }
       break;
     case 'rematch':
       next.next = event.game;

@@ -13,7 +13,7 @@ import { renderLobby } from './lobby.js';
 import { scopaMoment, sweepShown, turnMoment } from './moments.js';
 import { clock, keepFocus, page, say, screen, showError, showMode } from './page.js';
 import { showReaction, showReactions } from './reactions.js';
-import { keepResult, tally } from './series.js';
+import { tally } from './series.js';
 import { closeDialog, renderFinal, showHand, showResult } from './sheet.js';
 import { language, t } from './strings.js';
 import { renderGame } from './table.js';
@@ -383,7 +383,6 @@ export class FollowedGame {
       return;
     }
     screen('game');
-    keepResult(this.id, view);
     renderGame(view, {
       faces: page.faces,
       legal: this.legal,
@@ -398,7 +397,7 @@ export class FollowedGame {
       held: navigator.onLine === false || network.failing > 0,
       scopaCards: this.scopaCards,
       recent: this.recent,
-      series: tally(this.id, view),
+      series: tally(view),
       ...extra,
     });
     const game = $('#game');

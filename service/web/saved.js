@@ -1,13 +1,10 @@
-// What the page keeps in the browser (localStorage): the player's choices, the seat
-// token of each game they sit in, so that a reload or a lost connection carries on, and
-// who won each match seen to its end (a series of rematches tallied, series.js).
+// What the page keeps in the browser (localStorage): the player's choices, and the seat
+// token of each game they sit in, so that a reload or a lost connection carries on.
 
 const PREFS = 'scopa.prefs';
 const SEATS = 'scopa.seats';
 const CURRENT = 'scopa.current';
-const RESULTS = 'scopa.results';
 const KEPT = 20;
-const KEPT_RESULTS = 100;
 
 function read(key, fallback) {
   try {
@@ -63,19 +60,4 @@ export function currentGame() {
 
 export function leaveCurrent() {
   write(CURRENT, null);
-}
-
-/** The matches seen to their end: {winner, previous} by game id (the winning team, and
- * the match it is the rematch of, or null). */
-export function results() {
-  return read(RESULTS, {});
-}
-
-export function keepResult(gameId, result) {
-  const kept = read(RESULTS, {});
-  const before = kept[gameId];
-  if (before && before.winner === result.winner && before.previous === result.previous) return;
-  delete kept[gameId];
-  const rest = Object.entries(kept).slice(-(KEPT_RESULTS - 1));
-  write(RESULTS, Object.fromEntries([...rest, [gameId, result]]));
 }

@@ -104,7 +104,7 @@ export async function showScores(game, { result = false } = {}) {
     const reason = result ? matchOverText(view, game.over) : '';
     fill($('#reason'), reason);
     $('#reason').hidden = !reason;
-    const wins = result ? tally(game.id, view) : null;
+    const wins = result ? tally(view) : null;
     fill($('#series'), wins ? seriesLine(view, wins) : null);
     $('#series').hidden = !wins;
     const last = hands[hands.length - 1];

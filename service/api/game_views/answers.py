@@ -13,6 +13,7 @@ from ...engine import Event, Status, event_view, get_variant, match_view
 from ...engine.match import team_of_seats
 from ...engine.rules import OPTIONS
 from ...play import Game, Lobby, join_code
+from ...play.steps import series_after
 from ..context import server_secret
 from ..problems import etag
 from ..service_keys import requesting_key
@@ -45,6 +46,8 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
     view["clock"] = None if clock is None else {"seconds": clock, "deadline": utc(game.deadline)}
     view["previous"] = game.previous
     view["next"] = game.next
+    wins = series_after(game) if match is not None else [0] * len(view["teams"])
+    view["series"] = {"matches": sum(wins), "wins": list(wins)}
     view["abort_reason"] = game.aborted
     view["start_at"] = utc(game.start_at)
     view["metadata"] = game.metadata

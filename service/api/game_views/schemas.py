@@ -105,6 +105,20 @@ class ClockSchema(ResponseSchema):
     )
 
 
+class SeriesSchema(ResponseSchema):
+    matches = Integer(
+        "The matches of the series that are over: those before this one, and this one "
+        "once finished (an aborted match counts for nobody)."
+    )
+    wins = fields.List(
+        Integer(),
+        metadata={
+            "description": "The matches each team won, by team (as `teams`: a rematch keeps "
+            "every seat, so a team is the same seats in each match)."
+        },
+    )
+
+
 class GameViewSchema(ResponseSchema):
     """A game as one viewer may see it: a seat sees its own hand, nobody sees another
     seat's hand or the stock."""
@@ -182,6 +196,11 @@ class GameViewSchema(ResponseSchema):
         "The rematch's game id, once a seat asked for it "
         "(`POST /v1/games/{id}/rematch`), else null.",
         allow_none=True,
+    )
+    series = Nested(
+        SeriesSchema,
+        "The series this match belongs to: it and the matches it is the rematch of, one "
+        "after another (`previous`), with the same seats.",
     )
     abort_reason = String(
         "Why the game was aborted; null unless its status is `aborted`.", allow_none=True
