@@ -171,16 +171,21 @@ def markdown() -> str:
         "takes.",
     ]
     for group in GROUPS:
-        lines += ["", f"## {group}", "", "| variable | default | meaning |", "|---|---|---|"]
+        lines += ["", f"## {group}"]
         for setting in SETTINGS:
             if setting.group != group:
                 continue
             meaning = setting.meaning[0].upper() + setting.meaning[1:]
             plain_text = setting.kind is str and not setting.choices
             takes = "" if plain_text else f" Takes {setting.accepts()}."
-            lines.append(
-                f"| `{setting.name}` | {setting.documented_default()} | {meaning}.{takes} |"
-            )
+            lines += [
+                "",
+                f"### `{setting.name}`",
+                "",
+                f"{meaning}.{takes}",
+                "",
+                f"Default: {setting.documented_default()}.",
+            ]
     return "\n".join(lines) + "\n"
 
 

@@ -155,11 +155,9 @@ ROWS: tuple[ProblemRow, ...] = (
         ProblemType.HTTP,
         (400, 404, 405, 408, 413, 431, 500, 503),
         "",
-        "A plain HTTP error; the title is the status phrase: an unknown path (404), a "
-        "method the path does not have (405, `Allow` lists those it has), a body over the "
-        "size limit (413; 64 KiB unless `MAX_BODY_BYTES` says otherwise), a request that "
-        "is not valid HTTP (400, 408, 431), a server that holds as many event streams or "
-        "requests being read as it may (503).",
+        "A plain HTTP error, titled by its status: a path unknown (404), a method it "
+        "lacks (405, `Allow`), a body over `MAX_BODY_BYTES` (413), no valid HTTP (400, "
+        "408, 431), a full server (503).",
     ),
     ProblemRow(
         ProblemType.VALIDATION,
