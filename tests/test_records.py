@@ -197,6 +197,75 @@ class TestTheApi:
         listed = client.get("/v1/games?player_id=u-1", headers=key()).get_json()["games"]
         assert copy_id in [g["id"] for g in listed]
 
+    def test_an_export_paged_by_its_link_skips_no_game(self, client: FlaskClient) -> None:
+        """Games of one bulk call share their creation's millisecond: an export of one
+        game at a time, following its `Link`, gives each of them once, newest first
+        (paging by `until`, exclusive, skipped those of the same millisecond)."""
+        made = client.post(
+            "/v1/games/bulk",
+            json={
+                "games": [
+                    {"seats": [{"name": "A"}, {"name": "B"}], "metadata": {"n": str(n)}}
+                    for n in range(6)
+                ]
+            },
+            headers=key(),
+        )
+        assert made.status_code == 201, made.get_json()
+        ids = [game["id"] for game in made.get_json()["games"]]
+        for game_id in ids:
+            aborted = client.post(
+                f"/v1/games/{game_id}/abort", json={"reason": "Rained off"}, headers=key()
+            )
+            assert aborted.status_code == 200
+        url: str | None = "/v1/games/export?max=1"
+        seen: list[str] = []
+        while url is not None:
+            page = client.get(url, headers=key())
+            assert page.status_code == 200
+            seen += [orjson.loads(line)["id"] for line in page.get_data().splitlines()]
+            link = page.headers.get("Link")
+            url = link.removeprefix("<").split(">;")[0] if link else None
+            assert len(seen) <= len(ids), seen
+        assert sorted(seen) == sorted(ids) and len(set(seen)) == len(ids)
+        created = [client.get(f"/v1/games/{g}/record", headers=key()).get_json() for g in seen]
+        assert [r["created_at"] for r in created] == sorted(
+            (r["created_at"] for r in created), reverse=True
+        )
+
+    def test_an_export_filters_and_refuses_what_it_does_not_know(
+        self, client: FlaskClient
+    ) -> None:
+        first = finished_game(client)
+        second = finished_game(client, "cirulla", player="u-9")
+        stopped = client.post(
+            "/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}]}, headers=key()
+        ).get_json()["id"]
+        client.post(f"/v1/games/{stopped}/abort", json={"reason": "No show"}, headers=key())
+
+        def exported(**query: str) -> list[str]:
+            answer = client.get("/v1/games/export", query_string=query, headers=key())
+            assert answer.status_code == 200, answer.get_json()
+            return [orjson.loads(line)["id"] for line in answer.get_data().splitlines()]
+
+        assert exported() == [stopped, second, first]
+        assert exported(status="aborted") == [stopped]
+        assert exported(status="finished") == [second, first]
+        assert exported(variant="cirulla") == [second]
+        assert exported(**{"metadata.cup": "spring"}) == [second, first]
+        assert exported(**{"metadata.cup": "no-such-cup"}) == []
+        assert exported(ids=f"{first},{stopped}") == [stopped, first]
+        for wrong in (
+            {"event": "no-such-event"},
+            {"status": "playing"},
+            {"variant": "poker"},
+            {"cursor": "not-a-cursor"},
+            {"ids": ",".join(["x"] * 101)},
+        ):
+            refused = client.get("/v1/games/export", query_string=wrong, headers=key())
+            assert refused.status_code == 422, wrong
+            assert refused.mimetype == "application/problem+json"
+
     def test_an_import_the_rules_refuse_is_a_422_naming_the_event(
         self, client: FlaskClient
     ) -> None:

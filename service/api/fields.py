@@ -393,6 +393,36 @@ METADATA_KEY = validate.Regexp(
     r"^[A-Za-z0-9_.-]{1,40}$", error="1 to 40 letters, digits, _ . or -."
 )
 
+#: The query parameters of a metadata filter: ``metadata.<key>=<value>``.
+METADATA_FILTER = "metadata."
+
+
+class MetadataFilters(StrictSchema):
+    """A query of a key's games (a listing, an export) that filters by metadata: each
+    ``metadata.<key>=<value>`` parameter, gathered under ``metadata``; an unknown
+    parameter is refused (422)."""
+
+    metadata = fields.Dict(
+        keys=fields.String(validate=METADATA_KEY),
+        values=fields.String(validate=validate.Length(max=MAX_METADATA_BYTES)),
+        metadata={
+            "description": "Sent as `metadata.<key>=<value>` (one parameter per key): only "
+            "the games whose metadata has each of these entries.",
+            "example": {"tournament": "spring-cup"},
+        },
+    )
+
+    @ma.pre_load
+    def _metadata_filters(self, data: Any, **kwargs: Any) -> dict[str, Any]:
+        """``metadata.<key>=<value>`` parameters, gathered under ``metadata``."""
+        loaded = {k: data[k] for k in data if not k.startswith(METADATA_FILTER)}
+        filters = {
+            k[len(METADATA_FILTER) :]: data[k] for k in data if k.startswith(METADATA_FILTER)
+        }
+        if filters:
+            loaded["metadata"] = filters
+        return loaded
+
 
 def PlayerId(description: str, **kwargs: Any) -> fields.String:  # noqa: N802
     """A seat's player id, the platform's own."""

@@ -14,8 +14,9 @@ import base64
 import binascii
 import math
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from flask import request
@@ -26,6 +27,9 @@ from ...context import store
 from ...problems import Problem, ProblemType
 from ...service_keys import require_key
 from . import answers
+
+#: What a scan keeps of each game it lets through (a listing's summary, an export's id).
+T = TypeVar("T")
 
 #: The most index entries one request reads (its cost is bounded whatever the filters).
 MAX_SCANNED = 1000
@@ -41,29 +45,43 @@ def page(query: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
     next page's ``Link``)."""
     owner = require_key()
     key = keys.listing(owner, query.get("player_id"))
+    bounds = _ms(query.get("created_before"), -1), _ms(query.get("created_after"), 1)
+    found, headers = scan(key, query, bounds, query["limit"], answers.summary_of)
+    body: dict[str, Any] = {"games": found, "next": headers.get("next")}
+    return body, {"Link": f'<{body["next"]}>; rel="next"'} if body["next"] else {}
+
+
+def scan(
+    key: str,
+    query: dict[str, Any],
+    bounds: tuple[int | None, int | None],
+    limit: int,
+    keep: Callable[[Game], T],
+    accept: Callable[[Game], bool] = lambda game: True,
+) -> tuple[list[T], dict[str, str]]:
+    """What ``keep`` makes of each game of the index ``key`` that ``query``'s filters
+    (``status``, ``variant``, ``metadata``, ``ids``) and ``accept`` let through, newest
+    first, from its ``cursor``, created within ``bounds`` (the newest and oldest score,
+    inclusive), at most ``limit``; and ``{"next": url}`` when the index may hold more
+    (the same query from the last game read)."""
     start = _cursor(query["cursor"]) if "cursor" in query else None
-    found, last, more = _scan(key, query, start)
-    body: dict[str, Any] = {"games": [answers.summary_of(game) for game in found], "next": None}
-    headers = {}
-    if more and last is not None:
-        body["next"] = _next_url(query, last)
-        headers["Link"] = f'<{body["next"]}>; rel="next"'
-    return body, headers
+    found, last, more = _scan(key, query, start, bounds, limit, keep, accept)
+    return found, {"next": _next_url(last)} if more and last is not None else {}
 
 
 def _scan(
-    key: str, query: dict[str, Any], start: Position | None
-) -> tuple[list[Game], Position | None, bool]:
-    """The page's games; the last position read; whether the index may hold more."""
+    key: str,
+    query: dict[str, Any],
+    start: Position | None,
+    bounds: tuple[int | None, int | None],
+    limit: int,
+    keep: Callable[[Game], T],
+    accept: Callable[[Game], bool],
+) -> tuple[list[T], Position | None, bool]:
+    """The games kept; the last position read; whether the index may hold more."""
     index = store().index
-    limit = query["limit"]
-    walk = index.walk(
-        key,
-        start=start,
-        newest_ms=_ms(query.get("created_before"), -1),
-        oldest_ms=_ms(query.get("created_after"), 1),
-    )
-    found: list[Game] = []
+    walk = index.walk(key, start=start, newest_ms=bounds[0], oldest_ms=bounds[1])
+    found: list[T] = []
     last, scanned = start, 0
     now_ms = time.time() * 1000
     while scanned < MAX_SCANNED:
@@ -82,14 +100,16 @@ def _scan(
         )
         for read, (position, game) in enumerate(zip(batch, games, strict=True), 1):
             last = position
-            if game is not None and _matches(game, query):
-                found.append(game)
+            if game is not None and _matches(game, query) and accept(game):
+                found.append(keep(game))
                 if len(found) == limit:  # more: the rest of the batch, or of the index
                     return found, last, read < len(batch) or next(walk, None) is not None
     return found, last, True
 
 
 def _matches(game: Game, query: dict[str, Any]) -> bool:
+    if "ids" in query and game.id not in query["ids"]:
+        return False
     if "status" in query and game.status != query["status"]:
         return False
     if "variant" in query and answers.variant_of(game) != query["variant"]:
@@ -123,7 +143,7 @@ def _cursor(text: str) -> Position:
         ) from None
 
 
-def _next_url(query: dict[str, Any], last: Position) -> str:
+def _next_url(last: Position) -> str:
     cursor = base64.urlsafe_b64encode(f"{last.score}:{last.game_id}".encode()).decode()
     params = [(k, v) for k, v in request.args.items(multi=True) if k != "cursor"]
     params.append(("cursor", cursor.rstrip("=")))

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import ValidationError, fields, pre_load, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ....engine import VARIANTS, Status
 from ....engine.match import MAX_TARGET, MIN_TARGET
 from ....play import MAX_CLOCK_SECONDS, MIN_CLOCK_SECONDS
 from ...fields import (
-    MAX_METADATA_BYTES,
     MAX_PLAYER_ID,
-    METADATA_KEY,
     AbortReason,
     Boolean,
     BotLevel,
     Card,
     Integer,
     Metadata,
+    MetadataFilters,
     Name,
     Nested,
     NestedList,
@@ -208,10 +207,9 @@ class AbortRequestSchema(StrictSchema):
 
 #: The most games a listing's page holds.
 MAX_PAGE = 100
-METADATA_FILTER = "metadata."
 
 
-class GameListQuerySchema(StrictSchema):
+class GameListQuerySchema(MetadataFilters):
     status = String(
         "Only the games with this status now.", validate=validate.OneOf([s.value for s in Status])
     )
@@ -235,26 +233,6 @@ class GameListQuerySchema(StrictSchema):
         "before (opaque). Left out: the newest games.",
         validate=validate.Length(1, 200),
     )
-    metadata = fields.Dict(
-        keys=fields.String(validate=METADATA_KEY),
-        values=fields.String(validate=validate.Length(max=MAX_METADATA_BYTES)),
-        metadata={
-            "description": "Sent as `metadata.<key>=<value>` (one parameter per key): only "
-            "the games whose metadata has each of these entries.",
-            "example": {"tournament": "spring-cup"},
-        },
-    )
-
-    @pre_load
-    def _metadata_filters(self, data: Any, **kwargs: Any) -> dict[str, Any]:
-        """``metadata.<key>=<value>`` parameters, gathered under ``metadata``."""
-        loaded = {k: data[k] for k in data if not k.startswith(METADATA_FILTER)}
-        filters = {
-            k[len(METADATA_FILTER) :]: data[k] for k in data if k.startswith(METADATA_FILTER)
-        }
-        if filters:
-            loaded["metadata"] = filters
-        return loaded
 
 
 class ListedSeatSchema(ResponseSchema):

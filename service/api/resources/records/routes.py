@@ -6,15 +6,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from datetime import datetime
-from itertools import islice
 from typing import Any
 
 import orjson
 from flask import Response, stream_with_context
 from flask.views import MethodView
+from marshmallow import RAISE
 
 from ....engine import Status
-from ....play import keys, records
+from ....play import Game, keys, records
 from ....play.commands import Outcome
 from ...blueprint import Blueprint
 from ...commands import execute
@@ -22,6 +22,7 @@ from ...context import store
 from ...problems import Problem, ProblemType
 from ...seats import check_owner
 from ...service_keys import key_operation, require_key
+from ..games import listing
 from .schemas import ExportQuerySchema, ImportSchema, RecordSchema
 
 blp = Blueprint(
@@ -76,13 +77,20 @@ def _record(game: Any) -> dict[str, Any]:
 
 @blp.route("/export")
 class Export(MethodView):
-    @blp.arguments(ExportQuerySchema, location="query")
+    @blp.arguments(ExportQuerySchema, location="query", unknown=RAISE)
     @blp.doc(
         responses={
             "200": {
                 "description": "One finished or aborted match's record a line, newest "
                 "first (as `GET /v1/games/{id}/record`).",
                 "content": {NDJSON: {"schema": {"type": "string"}}},
+                "headers": {
+                    "Link": {
+                        "description": 'The rest of the export, as `<url>; rel="next"` '
+                        "(absent once nothing is left).",
+                        "schema": {"type": "string"},
+                    }
+                },
             }
         }
     )
@@ -90,8 +98,9 @@ class Export(MethodView):
         blp,
         "exportGames",
         {
-            422: "A filter is not valid (a time that is not RFC 3339 with its offset, "
-            "`max` out of 1 to 1000).",
+            422: "A filter is not valid (an unknown parameter, a status or variant that "
+            "does not exist, a time that is not RFC 3339 with its offset, `max` out of 1 "
+            "to 1000), or the cursor is not one an export gave.",
         },
     )
     def get(self, query: dict[str, Any]) -> Any:
@@ -99,38 +108,39 @@ class Export(MethodView):
 
         For a service key: the records of its finished and aborted matches, newest
         first, one JSON object a line (NDJSON, streamed), created from `since` to before
-        `until`, with a seat of `player_id` if given: `max` at most (1,000), then go on
-        with `until` set to the last line's `created_at`. Matches not over are left out,
-        as are games gone (`GAME_TTL_SECONDS` after their last change)."""
+        `until`, filtered by player id, status, variant, metadata or ids: `max` at most
+        (1,000), then the `Link` header's `next` URL goes on exactly after the last one
+        (games created in the same millisecond included). Matches not over are left
+        out, as are games gone (`GAME_TTL_SECONDS` after their last change)."""
         owner = require_key()
-        player = query.get("player_id")
-        key = keys.listing(owner, player, over=True)  # (only its games that are over)
-        walk = store().index.walk(
-            key, newest_ms=_ms(query.get("until"), -1), oldest_ms=_ms(query.get("since"), 0)
+        key = keys.listing(owner, query.get("player_id"), over=True)  # (its games over)
+        bounds = _ms(query.get("until"), -1), _ms(query.get("since"), 0)
+        ids, following = listing.scan(
+            key, query, bounds, query["max"], lambda game: game.id, accept=_recorded
         )
-        lines = _lines(walk, query["max"])
-        return Response(stream_with_context(lines), 200, mimetype=NDJSON)
+        headers = {"Link": f'<{following["next"]}>; rel="next"'} if following else {}
+        lines = _lines(ids)
+        return Response(stream_with_context(lines), 200, headers, mimetype=NDJSON)
 
 
-def _lines(walk: Iterator[Any], most: int) -> Iterator[bytes]:
-    """The records of the games ``walk`` names, over, ``most`` at most, a line each."""
-    sent = 0
-    while sent < most:
-        batch = list(islice(walk, BATCH))
-        if not batch:
-            return
-        for game in store().load_many([position.game_id for position in batch]):
-            if game is None or game.status not in (Status.FINISHED, Status.ABORTED):
+def _recorded(game: Game) -> bool:
+    """Whether a game has a record: over, its match dealt."""
+    return game.status in (Status.FINISHED, Status.ABORTED) and game.match is not None
+
+
+def _lines(game_ids: list[str]) -> Iterator[bytes]:
+    """The records of the games ``game_ids`` (newest first), a line each, read a batch
+    at a time; a game deleted since it was found is left out."""
+    for at in range(0, len(game_ids), BATCH):
+        for game in store().load_many(game_ids[at : at + BATCH]):
+            if game is None:
                 continue
             _, events = store().events(game.id)
             try:
                 record = records.record_of(game, events)
-            except records.NotOverError:  # aborted before its match was dealt: no match
+            except records.NotOverError:
                 continue
             yield orjson.dumps(record) + b"\n"
-            sent += 1
-            if sent == most:
-                return
 
 
 def _ms(moment: datetime | None, step: int) -> int | None:

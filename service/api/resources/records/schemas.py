@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, fields, validate
+from webargs.fields import DelimitedList
 
 from ...fields import (
     BotLevel,
     Metadata,
+    MetadataFilters,
     Name,
     Nested,
     NestedList,
     PlayerId,
-    StrictSchema,
     String,
     VariantName,
     check_metadata,
 )
 from ...responses import ResponseSchema
 
-#: The most games one export streams (go on with `until`).
+#: The most games one export streams (go on with its `Link`).
 MAX_EXPORTED = 1000
+#: The most game ids an export's ``ids`` names.
+MAX_IDS = 100
 
 
 class RecordSeatSchema(ResponseSchema):
@@ -115,21 +118,34 @@ class ImportSchema(Schema):
     events = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1))
 
 
-class ExportQuerySchema(StrictSchema):
+class ExportQuerySchema(MetadataFilters):
     since = fields.AwareDateTime(
         format="iso",
         metadata={"description": "Only the games created at or after this time (RFC 3339)."},
     )
     until = fields.AwareDateTime(
         format="iso",
-        metadata={
-            "description": "Only the games created before this time (RFC 3339): to go on "
-            "after an export of `max` games, the `created_at` of its last line."
-        },
+        metadata={"description": "Only the games created before this time (RFC 3339)."},
     )
     player_id = PlayerId("Only the games with a seat of this player id.")
+    status = String(
+        "Only the matches that ended so.", validate=validate.OneOf(["finished", "aborted"])
+    )
+    variant = VariantName(metadata={"description": "Only the matches of this variant."})
+    ids = DelimitedList(
+        fields.String(validate=validate.Length(1, 64)),
+        validate=validate.Length(1, MAX_IDS),
+        metadata={
+            "description": f"Only these games: their ids, comma-separated ({MAX_IDS} at most)."
+        },
+    )
     max = fields.Integer(
         load_default=MAX_EXPORTED,
         validate=validate.Range(1, MAX_EXPORTED),
         metadata={"description": f"At most this many games (1 to {MAX_EXPORTED}, the default)."},
+    )
+    cursor = String(
+        'Where the export goes on: the `cursor` of the `Link` (`rel="next"`) of the '
+        "export before (opaque). Left out: from the newest match.",
+        validate=validate.Length(1, 200),
     )
