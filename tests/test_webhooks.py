@@ -270,6 +270,18 @@ def test_the_events_of_a_match_name_no_card_and_keep_their_ids() -> None:
             body = orjson.loads(message.body)
             assert body["data"]["game"]["seats"][0]["player_id"] == "p0"
             assert body["data"]["game"]["metadata"] == {"round": "3"}
+            # Each seat says its side: a receiver needs no other event to know teams.
+            sides = [seat["team"] for seat in body["data"]["game"]["seats"]]
+            assert sides == match.teams, (variant, sides)
+        # The winners by seat and player id, as the match's teams make them.
+        over = orjson.loads(messages[-1].body)["data"]
+        assert over["winner"] == match.winner
+        assert over["winners"] == [
+            {"seat": seat, "player_id": game.player_id(seat)}
+            for seat in range(match.players)
+            if match.teams[seat] == match.winner
+        ]
+        assert len(over["winners"]) == (2 if variant == "scopone" else 1)
         # A turn passes: its message says whose; half the log read at once gives one.
         half = len(events) // 2
         first = messages_of(game, events[:half], 0, created=False, now=1.0)

@@ -17,6 +17,8 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "games created in the same millisecond as the last line (a bulk call's). It "
             "filters by `status`, `variant`, `metadata.<key>=<value>` and `ids` too, and "
             "refuses an unknown parameter (422) instead of ignoring it.",
+            "Webhook payloads: each seat of `data.game.seats` has its `team`, and "
+            "`game.over` names the winners' seats and player ids (`winners`).",
         ),
     ),
     (

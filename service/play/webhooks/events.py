@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ...engine import Event, EventKind, Status
+from ...engine import Event, EventKind, Status, team_of_seats
 from ..game import Game
 from .store import Message
 
@@ -59,12 +59,19 @@ def game_summary(game: Game) -> dict[str, Any]:
     else:
         assert game.lobby is not None, "a game without a match waits in its lobby"
         names, variant = game.lobby.names, str(game.lobby.setup["variant"])
+    teams = team_of_seats(len(names))
     return {
         "id": game.id,
         "variant": variant,
         "metadata": dict(game.metadata),
         "seats": [
-            {"seat": seat, "name": name, "player_id": game.player_id(seat), "bot": bot}
+            {
+                "seat": seat,
+                "name": name,
+                "team": teams[seat],
+                "player_id": game.player_id(seat),
+                "bot": bot,
+            }
             for seat, (name, bot) in enumerate(zip(names, game.bots, strict=True))
         ],
     }
@@ -149,7 +156,19 @@ def _hand_over(game: Game, event: Event) -> dict[str, Any]:
 
 
 def _over(game: Game, event: Event) -> dict[str, Any]:
-    return {"winner": event["winner"], "scores": event["scores"], "reason": event.get("reason")}
+    winner = event["winner"]
+    teams = team_of_seats(len(game.bots))
+    winners = [
+        {"seat": seat, "player_id": game.player_id(seat)}
+        for seat, team in enumerate(teams)
+        if team == winner
+    ]
+    return {
+        "winner": winner,
+        "winners": winners,
+        "scores": event["scores"],
+        "reason": event.get("reason"),
+    }
 
 
 def _aborted(game: Game, event: Event) -> dict[str, Any]:
