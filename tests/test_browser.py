@@ -446,7 +446,7 @@ def test_a_whole_match_against_the_computer(
     ann.open()
     # It offers every level the service has, weakest first.
     ann.page.wait_for_function(
-        "document.querySelectorAll('#setup-form [name=level] option').length > 1"
+        "() => document.querySelectorAll('#setup-form [name=level] option').length > 1"
     )
     offered = ann.page.eval_on_selector_all(
         "#setup-form [name=level] option", "options => options.map((o) => o.value)"
