@@ -12,7 +12,7 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "`GameView` has `series`: the matches over in the series a match belongs to (it "
             "and the matches it is the rematch of) and how many each team won, so that "
             "every device of every seat shows the same tally across rematches.",
-            "`exportGames` pages by its `Link` header (`rel=\"next\"`, an opaque `cursor` "
+            '`exportGames` pages by its `Link` header (`rel="next"`, an opaque `cursor` '
             "on the creation time and id), which skips no game: paging by `until` skipped "
             "games created in the same millisecond as the last line (a bulk call's). It "
             "filters by `status`, `variant`, `metadata.<key>=<value>` and `ids` too, and "

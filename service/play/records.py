@@ -57,10 +57,15 @@ def _parse_time(text: str | None) -> float | None:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
+def has_record(game: Game) -> bool:
+    """Whether ``game`` has a record: its match was dealt, and is finished or aborted."""
+    return game.status in (Status.FINISHED, Status.ABORTED) and game.match is not None
+
+
 def record_of(game: Game, events: Sequence[Event]) -> dict[str, Any]:
     """The record of ``game`` (finished or aborted) with its whole log ``events``;
     NotOverError while it waits or is played."""
-    if game.status not in (Status.FINISHED, Status.ABORTED) or game.match is None:
+    if not has_record(game) or game.match is None:
         raise NotOverError(game.id)
     match = game.match
     return {

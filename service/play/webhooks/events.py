@@ -157,10 +157,9 @@ def _hand_over(game: Game, event: Event) -> dict[str, Any]:
 
 def _over(game: Game, event: Event) -> dict[str, Any]:
     winner = event["winner"]
-    teams = team_of_seats(len(game.bots))
     winners = [
         {"seat": seat, "player_id": game.player_id(seat)}
-        for seat, team in enumerate(teams)
+        for seat, team in enumerate(game.playing.teams)
         if team == winner
     ]
     return {

@@ -46,9 +46,13 @@ def page(query: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
     owner = require_key()
     key = keys.listing(owner, query.get("player_id"))
     bounds = _ms(query.get("created_before"), -1), _ms(query.get("created_after"), 1)
-    found, headers = scan(key, query, bounds, query["limit"], answers.summary_of)
-    body: dict[str, Any] = {"games": found, "next": headers.get("next")}
-    return body, {"Link": f'<{body["next"]}>; rel="next"'} if body["next"] else {}
+    found, following = scan(key, query, bounds, query["limit"], answers.summary_of)
+    return {"games": found, "next": following}, link(following)
+
+
+def link(following: str | None) -> dict[str, str]:
+    """The ``Link`` header naming the next page (none on the last)."""
+    return {"Link": f'<{following}>; rel="next"'} if following else {}
 
 
 def scan(
@@ -58,15 +62,15 @@ def scan(
     limit: int,
     keep: Callable[[Game], T],
     accept: Callable[[Game], bool] = lambda game: True,
-) -> tuple[list[T], dict[str, str]]:
+) -> tuple[list[T], str | None]:
     """What ``keep`` makes of each game of the index ``key`` that ``query``'s filters
     (``status``, ``variant``, ``metadata``, ``ids``) and ``accept`` let through, newest
     first, from its ``cursor``, created within ``bounds`` (the newest and oldest score,
-    inclusive), at most ``limit``; and ``{"next": url}`` when the index may hold more
-    (the same query from the last game read)."""
+    inclusive), at most ``limit``; and the next page's URL when the index may hold more
+    (the same query from the last game read), else None."""
     start = _cursor(query["cursor"]) if "cursor" in query else None
     found, last, more = _scan(key, query, start, bounds, limit, keep, accept)
-    return found, {"next": _next_url(last)} if more and last is not None else {}
+    return found, _next_url(last) if more and last is not None else None
 
 
 def _scan(

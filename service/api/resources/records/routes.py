@@ -13,8 +13,7 @@ from flask import Response, stream_with_context
 from flask.views import MethodView
 from marshmallow import RAISE
 
-from ....engine import Status
-from ....play import Game, keys, records
+from ....play import keys, records
 from ....play.commands import Outcome
 from ...blueprint import Blueprint
 from ...commands import execute
@@ -116,31 +115,22 @@ class Export(MethodView):
         key = keys.listing(owner, query.get("player_id"), over=True)  # (its games over)
         bounds = _ms(query.get("until"), -1), _ms(query.get("since"), 0)
         ids, following = listing.scan(
-            key, query, bounds, query["max"], lambda game: game.id, accept=_recorded
+            key, query, bounds, query["max"], lambda game: game.id, accept=records.has_record
         )
-        headers = {"Link": f'<{following["next"]}>; rel="next"'} if following else {}
         lines = _lines(ids)
-        return Response(stream_with_context(lines), 200, headers, mimetype=NDJSON)
-
-
-def _recorded(game: Game) -> bool:
-    """Whether a game has a record: over, its match dealt."""
-    return game.status in (Status.FINISHED, Status.ABORTED) and game.match is not None
+        return Response(stream_with_context(lines), 200, listing.link(following), mimetype=NDJSON)
 
 
 def _lines(game_ids: list[str]) -> Iterator[bytes]:
-    """The records of the games ``game_ids`` (newest first), a line each, read a batch
-    at a time; a game deleted since it was found is left out."""
+    """The records of the games ``game_ids`` (newest first, each with a record: over is
+    for good), a line each, read a batch at a time; a game deleted since it was found is
+    left out."""
     for at in range(0, len(game_ids), BATCH):
         for game in store().load_many(game_ids[at : at + BATCH]):
             if game is None:
                 continue
             _, events = store().events(game.id)
-            try:
-                record = records.record_of(game, events)
-            except records.NotOverError:
-                continue
-            yield orjson.dumps(record) + b"\n"
+            yield orjson.dumps(records.record_of(game, events)) + b"\n"
 
 
 def _ms(moment: datetime | None, step: int) -> int | None:
