@@ -36,7 +36,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools web bench compile openapi docs loadtest compare clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-tools test-long test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools web bench compile openapi docs loadtest compare clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -108,12 +108,14 @@ endif
 		--beside '$(VENV_PY) -P -m service.worker --only-webhooks' \
 		-- $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py '$(APP)'
 
-# The suite runs in parallel (pytest-xdist): TEST_WORKERS processes (`auto`: one a CPU),
+# The suite runs in parallel (pytest-xdist): TEST_WORKERS processes (default: one a CPU, plus one),
 # each a session of its own with its own private Redis and free ports; `--dist loadgroup`
 # keeps the tests that must not share the machine (the browser, the TypeScript client,
 # the tests that hold many processes or measure time: tests/conftest.py's GROUPS) each
-# group on one worker, one test at a time. TEST_WORKERS=0 runs it in this one process.
-TEST_WORKERS ?= auto
+# group on one worker, one test at a time. One worker more than the CPUs: a good part of
+# the suite waits on live services (3 workers on 2 CPUs: 195 s against 236 s).
+# TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 
 # The browser tests (tests/test_browser.py) drive Debian's Chromium, and the docs' snippets
@@ -121,7 +123,7 @@ PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 # root), quietly; where it cannot, the tests that need them skip and the rest run. The
 # Node.js tools (axe-core for the browser tests, the TypeScript client's) are installed
 # first where npm is, so that no two test workers install them at once.
-test: $(STAMP) ## Run the test suite (it starts its own private Redis)
+test-tools: $(STAMP)
 	@[ -x /usr/bin/chromium ] || ! command -v apt-get >/dev/null 2>&1 || { \
 		echo "installing Debian's chromium for the browser tests"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
@@ -136,7 +138,16 @@ ifneq ($(HAVE_NPM),)
 	@$(MAKE) --no-print-directory node-tools >/dev/null \
 		|| echo "could not install the Node.js tools: the tests that need them will skip"
 endif
-	$(VENV_PY) -m pytest $(PYTEST_PARALLEL)
+
+test: test-tools ## Run the test suite but its long runs (it starts its own private Redis)
+	$(VENV_PY) -m pytest $(PYTEST_PARALLEL) -m "not long"
+
+# The long runs (tests/conftest.py's LONG: outages, failovers, floods, whole matches of
+# every variant through failures) wait out what they test more than they compute, and
+# their groups do not share a worker: one worker a group (browser, processes, timing).
+LONG_WORKERS ?= 3
+test-long: test-tools ## Run the suite's long runs (each 10 s or more; CI runs them after `make test`)
+	$(VENV_PY) -m pytest -n $(LONG_WORKERS) --dist loadgroup -m long
 
 # The mypyc build (`make compile`) lives in build/mypyc, off the import path: `make test`
 # always runs the .py sources; this target runs the same suite against the build.

@@ -67,11 +67,46 @@ GROUPS = {
 }
 
 
-def group_of(nodeid: str) -> str | None:
-    """A test's group in :data:`GROUPS`: its test's (parameters aside), else its module's."""
+#: The long runs (marked ``long``, keyed as :data:`GROUPS` is): tests that take ten seconds
+#: or more by design, waiting out what they test (a receiver down for 30 s, a failover, a
+#: whole match of every variant through failures, a flood of slow clients, a load run).
+#: ``make test`` leaves them to ``make test-long``; CI (``.ci/run``) runs both.
+LONG = {
+    "test_browser_table.py::test_every_variant_is_played_on_a_phone_through_failures",
+    "test_browser_table.py::test_a_failed_read_as_the_turn_comes_back_never_freezes_the_table",
+    "test_browser_play.py::test_a_whole_match_on_a_phone_turned_both_ways",
+    "test_browser_play.py::test_the_match_goes_on_through_lost_requests_and_offline_spans",
+    "test_browser.py::test_friends_through_the_join_link",
+    "test_webhooks.py::test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order",
+    "test_webhook_deletion.py::"
+    "test_a_game_aborted_then_deleted_at_once_has_every_event_delivered_then_nothing_left",
+    "test_api_stream.py::test_200_streams_see_every_move_of_a_match_within_a_second",
+    "test_scale_out.py",
+    "test_slow_clients.py",
+    "test_loadtest.py",
+    "test_redis_topologies.py",
+    "test_fair_bots.py",
+    "test_webhook_isolation.py",
+}
+
+
+def _keys(nodeid: str) -> tuple[str, str]:
+    """A test's keys in :data:`GROUPS` and :data:`LONG`: its test's (parameters aside),
+    and its module's."""
     path, _, test = nodeid.partition("::")
     module = path.rsplit("/", 1)[-1]
-    return GROUPS.get(f"{module}::{test.split('[')[0]}", GROUPS.get(module))
+    return f"{module}::{test.split('[')[0]}", module
+
+
+def group_of(nodeid: str) -> str | None:
+    """A test's group in :data:`GROUPS`: its test's (parameters aside), else its module's."""
+    test, module = _keys(nodeid)
+    return GROUPS.get(test, GROUPS.get(module))
+
+
+def is_long(nodeid: str) -> bool:
+    """Whether a test is one of the long runs of :data:`LONG`."""
+    return any(key in LONG for key in _keys(nodeid))
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the marks
@@ -80,6 +115,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = group_of(item.nodeid)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+        if is_long(item.nodeid):
+            item.add_marker(pytest.mark.long)
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's, in the process that schedules

@@ -259,7 +259,7 @@ class TestActingForSeats:
             ("post", "/moves", {}, 422, "X-Seat"),  # no seat named
             ("get", "/legal-moves", {}, 422, "as_seat"),
             ("get", "?as_seat=2", {}, 422, "0 to 1"),
-            ("get", "?as_seat=one", {}, 422, "0 to 1"),
+            ("get", "?as_seat=one", {}, 422, "check as_seat"),
             ("get", "", {"X-Seat": "0"}, 422, "X-Seat is not for reads"),
             ("post", "/moves?as_seat=0", {"X-Seat": "0"}, 422, "as_seat is not for changes"),
             ("post", "/moves", {"X-Seat": "1"}, 422, "computer player"),

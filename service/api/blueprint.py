@@ -1,7 +1,8 @@
 """The Blueprint every resource uses: flask-smorest's, with
 
-- a JSON body parser that refuses every unparseable body as bad JSON (400) instead of
-  letting it become a 500;
+- a parser that refuses every unparseable JSON body as bad JSON (400) instead of
+  letting it become a 500, and a query parameter no operation declares (422: a typo,
+  or a filter the operation does not have, is said, not ignored);
 - one schema instance per operation (webargs would build one per request from a class,
   which costs more than parsing a move);
 - :meth:`Blueprint.documents`: an operation's problem answers, its security and its
@@ -32,7 +33,13 @@ BODY_ERRORS = {
 }
 
 
-class BodyParser(FlaskParser):
+class Parser(FlaskParser):
+    DEFAULT_UNKNOWN_BY_LOCATION = {
+        **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
+        "query": ma.RAISE,
+        "querystring": ma.RAISE,
+    }
+
     def load_json(self, req: flask.Request, schema: ma.Schema) -> Any:
         # webargs answers a body that does not decode as JSON with a 400 itself; these
         # are the bodies that decode and still fail: nesting deeper than the parser's
@@ -46,7 +53,7 @@ class BodyParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):
-    ARGUMENTS_PARSER = BodyParser()
+    ARGUMENTS_PARSER = Parser()
 
     def arguments(self, schema: Any, *, location: str = "json", **kwargs: Any) -> Any:
         if isinstance(schema, type):

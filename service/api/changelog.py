@@ -19,6 +19,11 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "refuses an unknown parameter (422) instead of ignoring it.",
             "Webhook payloads: each seat of `data.game.seats` has its `team`, and "
             "`game.over` names the winners' seats and player ids (`winners`).",
+            "Every operation with query parameters refuses one it does not declare (422, "
+            "the parameter named in `errors`), as the listing did: `getGame`, "
+            "`listLegalMoves`, `getGameHint`, `listHandScores`, `getHandScore`, the event "
+            "log and the others ignored a misspelt `as_seat` and answered a spectator's "
+            "view.",
         ),
     ),
     (

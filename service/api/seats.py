@@ -17,6 +17,7 @@ from marshmallow import fields, validate
 from ..engine.variants import VARIANTS
 from ..play import Game, GameNotFoundError, UnauthorizedError
 from .bearer import parse_bearer
+from .fields import StrictSchema
 from .problems import Problem, ProblemType
 from .service_keys import requesting_key, require_key
 
@@ -64,7 +65,6 @@ def _seat_parameter(location: str, name: str, description: str) -> dict[str, obj
     }
 
 
-AS_SEAT = _seat_parameter("query", AS_SEAT_NAME, _AS_SEAT_DOC)
 X_SEAT = _seat_parameter("header", X_SEAT_NAME, _X_SEAT_DOC)
 
 
@@ -76,6 +76,12 @@ def AsSeat() -> fields.Integer:  # noqa: N802
         data_key=AS_SEAT_NAME,
         metadata={"description": _AS_SEAT_DOC},
     )
+
+
+class SeatQuerySchema(StrictSchema):
+    """The query of a read that takes no parameter but the seat a key reads as."""
+
+    as_seat = AsSeat()
 
 
 def bearer_token() -> str | None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from marshmallow import RAISE
 
 from .... import play
 from ....play import Creation
@@ -29,7 +28,7 @@ from ...headers import (
     unchanged,
 )
 from ...problems import STORE_ERRORS, etag
-from ...seats import AS_SEAT, OPTIONAL_SEAT_AUTH, seat_of
+from ...seats import OPTIONAL_SEAT_AUTH, SeatQuerySchema, seat_of
 from ...service_keys import key_operation
 from . import answers, listing
 from .schemas import (
@@ -98,16 +97,17 @@ def _created(outcome: Outcome) -> dict[str, Any]:
 
 @blp.route("/<string:game_id>")
 class GameItem(MethodView):
+    @blp.arguments(SeatQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, GameViewSchema, headers=ETAG)
     @seat_operation(
         blp,
         "getGame",
         {},
         security=OPTIONAL_SEAT_AUTH,
-        parameters=[AS_SEAT, IF_NONE_MATCH],
+        parameters=[IF_NONE_MATCH],
         responses=NOT_MODIFIED,
     )
-    def get(self, game_id: str) -> Any:
+    def get(self, game_id: str, **_as_seat: int) -> Any:
         """Read a game
 
         With a seat's token, that seat's view (its hand included); without, a
@@ -223,7 +223,7 @@ def _round(outcome: Outcome) -> dict[str, Any]:
 
 @blp.route("")
 class GameListing(MethodView):
-    @blp.arguments(GameListQuerySchema, location="query", as_kwargs=True, unknown=RAISE)
+    @blp.arguments(GameListQuerySchema, location="query", as_kwargs=True)
     @blp.response(
         200,
         GameListSchema,

@@ -11,7 +11,7 @@ from ...blueprint import Blueprint
 from ...context import store
 from ...game_views import seat_operation
 from ...problems import STORE_ERRORS, Problem, ProblemType
-from ...seats import AS_SEAT, BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_NAMED, seat_of
+from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, SEAT_NAMED, SeatQuerySchema, seat_of
 from .schemas import HandListSchema, HandScoreSchema
 
 blp = Blueprint("hands", __name__, description="A match's finished hands.")
@@ -19,15 +19,15 @@ blp = Blueprint("hands", __name__, description="A match's finished hands.")
 
 @blp.route("/<string:game_id>/hands")
 class HandScores(MethodView):
+    @blp.arguments(SeatQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, HandListSchema)
     @seat_operation(
         blp,
         "listHandScores",
         {},
         security=OPTIONAL_SEAT_AUTH,
-        parameters=[AS_SEAT],
     )
-    def get(self, game_id: str) -> Any:
+    def get(self, game_id: str, **_as_seat: int) -> Any:
         """List the scores of finished hands
 
         Each finished hand's score, in order: every side's captures and points by
@@ -39,6 +39,7 @@ class HandScores(MethodView):
 
 @blp.route("/<string:game_id>/hands/<int:number>")
 class HandScore(MethodView):
+    @blp.arguments(SeatQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, HandScoreSchema)
     @blp.documents(
         "getHandScore",
@@ -50,9 +51,8 @@ class HandScore(MethodView):
             **STORE_ERRORS,
         },
         security=OPTIONAL_SEAT_AUTH,
-        parameters=[AS_SEAT],
     )
-    def get(self, game_id: str, number: int) -> Any:
+    def get(self, game_id: str, number: int, **_as_seat: int) -> Any:
         """Read a finished hand's score
 
         One finished hand's score, by its number from 1 (409 while that hand is still

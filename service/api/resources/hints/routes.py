@@ -20,7 +20,7 @@ from ...context import bot_settings, store
 from ...game_views import NOT_FOUND, seat_operation
 from ...problems import STORE_ERRORS, Problem, ProblemType
 from ...schemas import ListedMovesQuerySchema, declarations_view
-from ...seats import AS_SEAT, BAD_TOKEN, OR_SEAT_NAMED, SEAT_AUTH, seat_required
+from ...seats import BAD_TOKEN, OR_SEAT_NAMED, SEAT_AUTH, SeatQuerySchema, seat_required
 from .schemas import GameAnalysisQuerySchema, HintSchema, MoveAnalysesSchema, PositionHintSchema
 
 blp = Blueprint(
@@ -49,6 +49,7 @@ def _seat_to_play(game_id: str, what: str) -> tuple[Match, int]:
 
 @blp.route("/games/<string:game_id>/hint")
 class GameHint(MethodView):
+    @blp.arguments(SeatQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, HintSchema)
     @seat_operation(
         blp,
@@ -57,9 +58,8 @@ class GameHint(MethodView):
             409: "It is not your turn, or the match is over.",
         },
         security=SEAT_AUTH,
-        parameters=[AS_SEAT],
     )
-    def get(self, game_id: str) -> Any:
+    def get(self, game_id: str, **_as_seat: int) -> Any:
         """Hint for your move
 
         The move the expert computer player would make for your seat now, with the

@@ -16,13 +16,13 @@ from ...game_views.answers import events_for, view_of
 from ...headers import ETAG, IDEMPOTENCY_KEY_PARAMETER, IF_MATCH, REPLAYED
 from ...problems import STORE_ERRORS, etag
 from ...seats import (
-    AS_SEAT,
     BAD_TOKEN,
     OPTIONAL_SEAT_AUTH,
     OR_SEAT_NAMED,
     SEAT_AUTH,
     SEAT_NAMED,
     X_SEAT,
+    SeatQuerySchema,
     seat_required,
 )
 from . import answers
@@ -40,14 +40,14 @@ blp = Blueprint("play", __name__, description="Playing a match.")
 
 @blp.route("/<string:game_id>/legal-moves")
 class LegalMoves(MethodView):
+    @blp.arguments(SeatQuerySchema, location="query", as_kwargs=True)
     @blp.response(200, SeatMovesSchema, headers=ETAG)
     @blp.documents(
         "listLegalMoves",
         {**BAD_TOKEN, **NOT_FOUND, **SEAT_NAMED, **STORE_ERRORS},
         security=SEAT_AUTH,
-        parameters=[AS_SEAT],
     )
-    def get(self, game_id: str) -> Any:
+    def get(self, game_id: str, **_as_seat: int) -> Any:
         """List your legal moves
 
         Every legal move of your seat now, one per capture choice; empty when it is not

@@ -11,7 +11,6 @@ from typing import Any
 import orjson
 from flask import Response, stream_with_context
 from flask.views import MethodView
-from marshmallow import RAISE
 
 from ....play import keys, records
 from ....play.commands import Outcome
@@ -76,7 +75,7 @@ def _record(game: Any) -> dict[str, Any]:
 
 @blp.route("/export")
 class Export(MethodView):
-    @blp.arguments(ExportQuerySchema, location="query", unknown=RAISE)
+    @blp.arguments(ExportQuerySchema, location="query")
     @blp.doc(
         responses={
             "200": {
