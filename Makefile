@@ -36,7 +36,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-tools test-long test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools web bench compile openapi docs loadtest compare clock-flood hostile slowclients scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-tools test-long test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools web bench compile openapi docs loadtest compare clock-flood hostile webhook-latency slowclients scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -298,6 +298,11 @@ PARALLEL ?= 1
 hostile: $(STAMP) ## What one address costs within the default limits (gunicorn + rq worker, loopback): SECONDS=30 PARALLEL=1 thread a costly quota
 	$(VENV_PY) -m tests.bench.hostile --seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30) --parallel $(PARALLEL)
 	$(VENV_PY) -m tests.bench.key_reads --seconds 20 --threads 4 --games 2000
+
+HOOK_GAMES ?= 8
+THINK ?= 0
+webhook-latency: $(STAMP) ## make run's service and workers, HOOK_GAMES=8 games relayed by a key as fast as it answers (THINK=0 s between moves): each move's turn.started, how soon it arrives
+	$(VENV_PY) -m tests.bench.webhook_latency --games $(HOOK_GAMES) --think $(THINK)
 
 SLOWCLIENTS_ARGS ?=
 slowclients: $(STAMP) ## One instance (2 workers, loopback) under 450 slow-header, 450 slow-body, 20 never-reading and 150/s idle connections for 40 s: the bystander's latency; SLOWCLIENTS_ARGS=--help

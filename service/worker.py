@@ -82,7 +82,13 @@ def main(argv: list[str] | None = None) -> int:
         settings.queue_redis_url or settings.redis_url,
         socket_timeout=max(settings.redis_timeout_seconds, 10.0),  # rq blocks on the queue
     )
-    worker = rq.Worker(
+    # The webhooks' jobs (a dispatch: a few milliseconds; an attempt: an HTTP request)
+    # run in the worker's own process, as rq's SimpleWorker does: forking a work-horse
+    # for each would cost more than most of them, and a game relayed as fast as the
+    # service answers makes one a few moves. The computer players' searches keep a
+    # work-horse of their own.
+    kind = rq.SimpleWorker if args.only_webhooks else rq.Worker
+    worker = kind(
         # the clocks' first; or the webhooks' alone
         queues_for(connection, only_clock=args.only_clock, only_webhooks=args.only_webhooks),
         connection=connection,

@@ -233,9 +233,7 @@ class TestTheApi:
             (r["created_at"] for r in created), reverse=True
         )
 
-    def test_an_export_filters_and_refuses_what_it_does_not_know(
-        self, client: FlaskClient
-    ) -> None:
+    def test_an_export_filters_and_refuses_what_it_does_not_know(self, client: FlaskClient) -> None:
         first = finished_game(client)
         second = finished_game(client, "cirulla", player="u-9")
         stopped = client.post(

@@ -6,7 +6,9 @@ scores, results), never a card: no hand, no stock, no deal, no captured pile, no
 the cards left on the table at a hand's end. Each has a stable id, the same however
 often it is sent: ``msg_<game>.<n>``, with ``<n>`` the position in the game's log of the
 event it tells of (``created`` for the game's creation, ``<n>.turn`` for the turn that
-follows the events up to ``<n>``).
+follows the events up to ``<n>``). Every turn has its ``turn.started``, however many
+changes one stretch of the log holds: the log read after each change, or read after many,
+makes messages of the same ids.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ EVENT_TYPES = (
 )
 #: The log's events after which the turn passes (to someone, or to the next hand).
 _TURNING = frozenset({EventKind.MATCH_STARTED, EventKind.DEAL, EventKind.MOVE})
+#: A seat's actions on its turn: the first after the turn passed takes that turn.
+_ACTING = frozenset({EventKind.MOVE, EventKind.DECLARATION})
 
 
 def rfc3339(when: float) -> str:
@@ -101,9 +105,16 @@ def messages_of(
         opened = bool(events) and events[0].get("type") == EventKind.MATCH_STARTED
         status = str(Status.PLAYING if opened else Status.WAITING)
         add(base + "created", GAME_CREATED, {"created_at": _created_at(game)})
-    turned = False
+    turned = False  # a turn passed since the last seat acted
+    hands = hands_of(game, events)
     for position, event in enumerate(events, start):
         kind = event.get("type")
+        if turned and kind in _ACTING:
+            # The turn that began after the event before this one, taken since.
+            status = after[position - start - 1]
+            taken = _taken_turn(game, event["seat"], hands[position - start])
+            add(f"{base}{position - 1}.turn", TURN_STARTED, taken)
+            turned = False
         status = after[position - start]
         turned = turned or kind in _TURNING
         told = _TOLD.get(kind)
@@ -115,6 +126,24 @@ def messages_of(
     if turn is not None:
         add(f"{base}{start + len(events) - 1}.turn", TURN_STARTED, turn)
     return found
+
+
+def _taken_turn(game: Game, seat: int, hand: int) -> dict[str, Any]:
+    """What a turn.started message says of a turn already taken when its message is made
+    (``seat`` acted in ``hand``): its clock's deadline is not known then."""
+    return {"seat": seat, "player_id": game.player_id(seat), "hand": hand, "deadline": None}
+
+
+def hands_of(game: Game, events: Sequence[Event]) -> list[int]:
+    """The hand each of ``events`` (the last stretch of the log, ``game`` as it stood at
+    its end) belongs to, read back from the end: a deal, a declaration and a hand's end
+    name theirs; a move belongs to the next one that does, or to the hand being played."""
+    hand = game.match.hand_number if game.match is not None else 0
+    found: list[int] = []
+    for event in reversed(events):
+        hand = event.get("hand", hand)
+        found.append(hand)
+    return found[::-1]
 
 
 def _turn(game: Game) -> dict[str, Any] | None:

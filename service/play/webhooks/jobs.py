@@ -29,7 +29,7 @@ import rq
 from ..budget import Budget
 from ..workers import game_store, worker_settings
 from . import deletion
-from .queueing import HookSettings, span
+from .queueing import HookSettings, pending_dispatch, span
 from .recording import payer, queue_run, record, wake
 from .schedule import TURN_SECONDS, Runs
 from .sending import Attempt, send
@@ -57,6 +57,7 @@ def dispatch(game_id: str) -> int:
     """Record the deliveries of what ``game_id``'s log gained since the last dispatch,
     for every enabled endpoint of its owner, and wake its run; returns how many were
     recorded."""
+    _connection().delete(pending_dispatch(game_id))  # from now, a commit queues another
     store = game_store()
     hooks = WebhookStore(store.redis, store.ttl)
     owner, recorded = record(store, hooks, game_id, worker_settings().webhooks.max_pending)

@@ -61,22 +61,41 @@ def queue_for(connection: redis.Redis) -> rq.Queue:
     return rq.Queue(QUEUE_NAME, connection=connection)
 
 
+def pending_dispatch(game_id: str) -> str:
+    """The key, on the job queue's Redis, that says a dispatch job of ``game_id`` waits:
+    the commits meanwhile queue no other (it reads everything the log gained)."""
+    return f"scopa-webhooks:dispatch:{game_id}"
+
+
+#: How long a dispatch waiting counts as waiting without starting (a safety net: the job
+#: clears it as it starts, and a retried one as it runs again).
+PENDING_SECONDS = 30
+
+
 def announce(connection: redis.Redis, client: Client, game: Game) -> None:
     """After a commit of ``game``: if its owner has endpoints, queue the job that turns
-    its log into deliveries (one job per version: a job that finds nothing new to
-    dispatch ends at once)."""
+    its log into deliveries, unless one already waits to start (it will read this
+    commit's events too): a game relayed faster than the workers dispatch has one job
+    waiting, not one a move."""
     owner = game.owner
     if owner is None or not client.exists(webhook_endpoints(owner)):
         return
-    queue_for(connection).enqueue(
-        "service.play.webhooks.jobs.dispatch",
-        game.id,
-        job_id=f"{game.id}-hooks-{game.version}",
-        description=f"webhooks of game {game.id}",
-        result_ttl=0,
-        failure_ttl=24 * 3600,
-        retry=rq.Retry(max=5),
-    )
+    pending = pending_dispatch(game.id)
+    if not connection.set(pending, game.version, nx=True, ex=PENDING_SECONDS):
+        return
+    try:
+        queue_for(connection).enqueue(
+            "service.play.webhooks.jobs.dispatch",
+            game.id,
+            job_id=f"{game.id}-hooks-{game.version}",
+            description=f"webhooks of game {game.id}",
+            result_ttl=0,
+            failure_ttl=24 * 3600,
+            retry=rq.Retry(max=5),
+        )
+    except BaseException:
+        connection.delete(pending)  # none waits after all: the next commit queues one
+        raise
 
 
 def span(delays: Sequence[int]) -> str:
