@@ -698,6 +698,74 @@ def test_an_address_refused_at_delivery_disables_the_endpoint(
         receiver.down()
 
 
+def test_a_disabled_endpoint_enabled_again_gets_what_waited_in_order(
+    keyed: Callable[..., FlaskClient], start_worker: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """A receiver down: the game's first delivery fails its two attempts and the endpoint is
+    disabled, and the moves made meanwhile wait. PATCH ``enabled`` true once the receiver is
+    back: every event that waited arrives, in the game's order, from where they stopped (the
+    one given up stays failed); PATCH ``enabled`` false: the next wait again, and ``events``
+    narrows what is recorded from then on (docs/platforms.md, "Managing an endpoint")."""
+    receiver = Receiver()
+    allow = f"127.0.0.1:{receiver.port}"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoint = register(client, receiver.url)
+    receiver.load(endpoint["secret"])
+    url = f"/v1/webhooks/{endpoint['id']}"
+    start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE="1")
+    created = client.post(
+        "/v1/games", json={"seats": [{"name": "Ana"}, {"name": "Bo"}]}, headers=key()
+    ).get_json()
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    wait_for(
+        lambda: client.get(url, headers=key()).get_json()["disabled"], 30, "the endpoint disabled"
+    )
+    rng = random.Random(5)
+    for _ in range(3):
+        play_a_turn(client, game_id, tokens, rng)
+    receiver.up()
+    try:
+        enabled = client.patch(url, json={"enabled": True}, headers=key())
+        assert enabled.status_code == 200, enabled.get_json()
+        assert enabled.get_json()["disabled"] is False
+        assert enabled.get_json()["disabled_reason"] is None
+        ids = wait_for(
+            lambda: (
+                (found := receiver.ids())
+                and found[-1].endswith(".turn")
+                and len(found) >= 4
+                and found
+            ),
+            30,
+            "the deliveries that waited",
+        )
+        assert ids == sorted(ids, key=position)
+        assert f"msg_{game_id}.created" not in ids  # given up before: it stays failed
+        assert [d["status"] for d in deliveries(client, endpoint["id"])][0] == "failed"
+        # Disabled by the key: what comes next waits; only game.over is recorded from now.
+        off = client.patch(url, json={"enabled": False, "events": ["game.over"]}, headers=key())
+        assert off.get_json()["disabled_reason"] == "disabled by its key"
+        assert off.get_json()["events"] == ["game.over"]
+        handled = len(receiver.ids())
+        play_a_turn(client, game_id, tokens, rng)
+        assert client.patch(url, json={"enabled": True}, headers=key()).status_code == 200
+        abort = client.post(f"/v1/games/{game_id}/abort", json={"reason": "x"}, headers=key())
+        assert abort.status_code == 200
+        recorded = wait_for(
+            lambda: (
+                (found := deliveries(client, endpoint["id"]))
+                and all(d["status"] != "pending" for d in found)
+                and found
+            ),
+            30,
+            "every delivery made",
+        )
+        assert len(receiver.ids()) == handled  # neither the turn nor the abort was asked for
+        assert all(d["type"] != "game.aborted" for d in recorded)
+    finally:
+        receiver.down()
+
+
 def test_the_records_move_on_once_and_bound_what_waits(redis_url: str) -> None:
     """A game's log becomes deliveries once (a dispatch that read an old cursor writes
     nothing); a queue gives its head only, and loses it only when it is settled; an

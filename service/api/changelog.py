@@ -19,6 +19,12 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "refuses an unknown parameter (422) instead of ignoring it.",
             "Webhook payloads: each seat of `data.game.seats` has its `team`, and "
             "`game.over` names the winners' seats and player ids (`winners`).",
+            "New operation `updateWebhook`, `PATCH /v1/webhooks/{endpoint_id}`: an "
+            "endpoint's `url`, `events`, or `enabled` (enabled again, the deliveries that "
+            "waited are made in order). A disabled endpoint's deliveries are recorded and "
+            "wait, instead of being dropped.",
+            "Webhooks: every turn has its `turn.started` (with `deadline` null for a turn "
+            "taken before its event was read), however fast moves are relayed.",
             "Every operation with query parameters refuses one it does not declare (422, "
             "the parameter named in `errors`), as the listing did: `getGame`, "
             "`listLegalMoves`, `getGameHint`, `listHandScores`, `getHandScore`, the event "

@@ -358,6 +358,8 @@ REQUESTS: dict[str, Any] = {
         "url": "https://platform.example/scopa/webhooks",
         "events": ["game.over", "turn.started"],
     },
+    # The receiver fixed: its endpoint enabled again, for one more event type.
+    "updateWebhook": {"enabled": True, "events": ["game.over", "turn.started", "hand.over"]},
 }
 
 
@@ -413,4 +415,5 @@ ANSWERS: dict[str, dict[int, Any]] = {
     "createGames": {201: BULK_CREATED},
     "createWebhook": {201: {**WEBHOOK, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
     "listWebhooks": {200: {"endpoints": [WEBHOOK]}},
+    "updateWebhook": {200: {**WEBHOOK, "events": ["game.over", "turn.started", "hand.over"]}},
 }

@@ -1,5 +1,5 @@
-"""The commands on a service key's webhook endpoints: register one, delete one, and ask
-for a delivery again; their policies are in :mod:`.catalogue`."""
+"""The commands on a service key's webhook endpoints: register one, change one, delete
+one, and ask for a delivery again; their policies are in :mod:`.catalogue`."""
 
 from __future__ import annotations
 
@@ -48,6 +48,27 @@ def register(
     events = list(dict.fromkeys(body["events"]))
     endpoint = hooks(ctx).add_endpoint(owner, body["url"], events, ctx.webhooks.max_endpoints)
     return Outcome(status=201, value=endpoint)
+
+
+def update(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None) -> Outcome:
+    """Change an endpoint's URL (checked as at registration), event types, or whether it
+    is enabled: enabled again, its deliveries that waited are made, in order, from where
+    they stopped."""
+    owner = ctx.caller.require_key()
+    endpoint_id = body["endpoint_id"]
+    changes = {k: body[k] for k in ("url", "events", "enabled") if k in body}
+    if "url" in changes:
+        check_url(changes["url"], allowed_hosts(ctx.webhooks.allow_hosts))
+    if "events" in changes:
+        changes["events"] = list(dict.fromkeys(changes["events"]))
+    store = hooks(ctx)
+    found = store.update_endpoint(owner, endpoint_id, changes)
+    if found is None:
+        raise EndpointNotFoundError(endpoint_id)
+    before, after = found
+    if before.disabled_reason is not None and after.disabled_reason is None:
+        jobs.resume(store, ctx.queue.connection, owner, endpoint_id)
+    return Outcome(status=200, value=after)
 
 
 def remove(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None) -> Outcome:

@@ -190,6 +190,16 @@ def ask_redelivery(
     return True
 
 
+def resume(hooks: WebhookStore, connection: redis.Redis, owner: str, endpoint_id: str) -> None:
+    """An endpoint enabled again: each of its queues that waited is due now, and the
+    key's run woken to make them."""
+    runs = Runs(hooks.client)
+    now = time.time()
+    for game_id in hooks.queued_games(owner, endpoint_id):
+        runs.due(owner, endpoint_id, game_id, now)
+    wake(hooks, connection, owner)
+
+
 def deliver(owner: str, endpoint_id: str, game_id: str) -> int:
     """A job queued before runs existed: the queue is due now, and its key's run woken."""
     hooks = _hooks()

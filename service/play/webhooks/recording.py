@@ -55,7 +55,7 @@ def record(
     store: GameStore, hooks: WebhookStore, game_id: str, max_pending: int
 ) -> tuple[str | None, int]:
     """Record the deliveries of what ``game_id``'s log gained since the last dispatch,
-    for every enabled endpoint of its owner (a queue that was empty is due at once);
+    for every endpoint of its owner (a queue that was empty is due at once);
     returns its owner and how many were recorded."""
     while True:
         try:
@@ -72,7 +72,9 @@ def record(
         _, events = store.events(game_id, start)
         events = events[: game.logged - start]  # the log as it was with the game read
         messages = messages_of(game, events, start, created=not cursor, now=time.time())
-        endpoints = [e for e in hooks.endpoints(owner) if e.disabled_reason is None]
+        # A disabled endpoint's deliveries are recorded too: they wait, in order, until
+        # it is enabled again (or until too many wait, WEBHOOK_MAX_PENDING).
+        endpoints = hooks.endpoints(owner)
         deliveries: dict[str, list[Message]] = {
             e.id: [m for m in messages if m.type in e.events] for e in endpoints
         }

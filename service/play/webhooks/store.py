@@ -232,6 +232,10 @@ return left
 """
 
 
+#: The reason of an endpoint its key disabled (``PATCH`` with ``enabled`` false).
+DISABLED_BY_KEY = "disabled by its key"
+
+
 class WebhookStore:
     """The webhooks' records of every service key, on the games' Redis."""
 
@@ -273,6 +277,36 @@ class WebhookStore:
         if not added:
             raise TooManyEndpointsError(most)
         return endpoint
+
+    def update_endpoint(
+        self, owner: str, endpoint_id: str, changes: dict[str, Any]
+    ) -> tuple[Endpoint, Endpoint] | None:
+        """Change an endpoint's ``url``, ``events`` or ``enabled`` (an enabled endpoint has
+        no disabled reason; one disabled here says the key did it), in one transaction
+        with the workers' writes; the endpoint before and after, or None if there is
+        none."""
+        key = webhook_endpoints(owner)
+        found: list[tuple[Endpoint, Endpoint] | None] = []
+
+        def change(pipe: Any) -> None:
+            found.clear()
+            raw = pipe.hget(key, endpoint_id)
+            if raw is None:
+                found.append(None)
+                return
+            before = Endpoint.from_dict(orjson.loads(raw))
+            data = before.to_dict()
+            data.update({k: v for k, v in changes.items() if k in ("url", "events")})
+            if changes.get("enabled") is True:
+                data |= {"disabled_reason": None, "disabled_at": None}
+            elif changes.get("enabled") is False and before.disabled_reason is None:
+                data |= {"disabled_reason": DISABLED_BY_KEY, "disabled_at": time.time()}
+            pipe.multi()
+            pipe.hset(key, endpoint_id, orjson.dumps(data))
+            found.append((before, Endpoint.from_dict(data)))
+
+        self.client.transaction(change, key)
+        return found[0]
 
     def disable(self, owner: str, endpoint_id: str, reason: str) -> None:
         endpoint = self.endpoint(owner, endpoint_id)
@@ -397,6 +431,10 @@ class WebhookStore:
             webhook_pending(owner),
         ]
         self._drop(keys=keys, args=[endpoint_id, game_id])
+
+    def queued_games(self, owner: str, endpoint_id: str) -> list[str]:
+        """The games whose deliveries to the endpoint have a queue."""
+        return sorted(str(g) for g in self.client.smembers(webhook_queues(owner, endpoint_id)))
 
     def queue(self, owner: str, endpoint_id: str, game_id: str) -> list[str]:
         """The ids of the messages waiting in the game's queue to the endpoint."""

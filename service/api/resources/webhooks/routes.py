@@ -26,6 +26,7 @@ from .schemas import (
     EndpointListSchema,
     EndpointSchema,
     WebhookRequestSchema,
+    WebhookUpdateSchema,
 )
 
 blp = Blueprint(
@@ -132,6 +133,28 @@ class WebhookItem(MethodView):
 
         Its URL, event types and whether it is disabled (and why)."""
         return _shown(_endpoint(require_key(), endpoint_id))
+
+    @blp.arguments(WebhookUpdateSchema)
+    @blp.response(200, EndpointSchema)
+    @key_operation(
+        blp,
+        "updateWebhook",
+        {
+            **ENDPOINT_NOT_FOUND,
+            422: "The body is not valid (it changes nothing, or a field is wrong); or the "
+            "URL is refused (`/problems/webhook-url-refused`, as at registration).",
+        },
+    )
+    def patch(self, body: dict[str, Any], endpoint_id: str) -> Any:
+        """Change a webhook endpoint
+
+        Its URL, its event types, or whether it is enabled: enabling a disabled endpoint
+        (after its receiver is fixed) has the deliveries that waited made, in order per
+        game, from where they stopped. The secret stays."""
+        reply = execute(
+            "updateWebhook", None, {**body, "endpoint_id": endpoint_id}, lambda o: _shown(o.value)
+        )
+        return reply.body
 
     @blp.response(204)
     @key_operation(blp, "deleteWebhook", ENDPOINT_NOT_FOUND)

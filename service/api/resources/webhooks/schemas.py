@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ....play.webhooks.addresses import MAX_URL_LENGTH
 from ....play.webhooks.events import EVENT_TYPES
+from ....play.webhooks.store import DISABLED_BY_KEY
 from ...fields import (
     Boolean,
     Enumerated,
@@ -59,6 +60,34 @@ class WebhookRequestSchema(StrictSchema):
     )
 
 
+class WebhookUpdateSchema(StrictSchema):
+    url = fields.String(
+        validate=validate.Length(min=1, max=MAX_URL_LENGTH),
+        metadata={"description": "A new URL, checked as at registration."},
+    )
+    events = fields.List(
+        Enumerated(EVENT_TYPE),
+        validate=validate.Length(min=1, max=len(EVENT_TYPES)),
+        metadata={
+            "description": "The event types it receives from now on (at least one); those "
+            "already recorded for it are still delivered."
+        },
+    )
+    enabled = Boolean(
+        metadata={
+            "description": "`true` enables a disabled endpoint: its deliveries that waited "
+            "are made in order from where they stopped (a delivery given up stays failed: "
+            "send it again with its retry). `false` disables it (`disabled_reason`: "
+            f'"{DISABLED_BY_KEY}"): its deliveries wait.'
+        }
+    )
+
+    @validates_schema
+    def _something(self, data: dict[str, object], **_: object) -> None:
+        if not data:
+            raise ValidationError("Send at least one of url, events, enabled.", "_schema")
+
+
 class EndpointSchema(ResponseSchema):
     id = String("The endpoint's id.", example="ep_x3R")
     url = String("Where deliveries are POSTed.")
@@ -70,8 +99,8 @@ class EndpointSchema(ResponseSchema):
         metadata={
             "description": "Deliveries to it stopped: a delivery failed every attempt of "
             "the retry schedule, or too many waited (`disabled_reason` says which). Its "
-            "waiting deliveries stay in its log; delete it and register the URL again to "
-            "receive new events."
+            "waiting deliveries wait; `PATCH` it with `enabled` true to have them made, "
+            "in order, from where they stopped."
         }
     )
     disabled_reason = String("Why it was disabled; null while enabled.", allow_none=True)
