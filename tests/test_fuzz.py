@@ -542,11 +542,19 @@ def platform_request(
             params["message_id"] = message.id if status != 404 else "msg_none"
     if path == HOOKS and method == "POST":
         kwargs["json"] = {"url": PUBLIC_URL, "events": ["game.over"]}
+        if status == 201:  # room for one (the other operations' cases register theirs)
+            listed = games.http.get(games.base_url + HOOKS, headers=KEY).json()["endpoints"]
+            for endpoint in listed:
+                games.http.delete(f"{games.base_url}{HOOKS}/{endpoint['id']}", headers=KEY)
         if status == 409:  # as many endpoints as the service allows
             while games.http.post(games.base_url + HOOKS, headers=KEY, **kwargs).ok:
                 pass
         elif status == 422:
             kwargs["json"] = {"url": "https://169.254.169.254/", "events": ["game.over"]}
+    if path == HOOKS + "/{endpoint_id}" and method == "PATCH":
+        kwargs["json"] = {"events": ["game.over", "hand.over"]}
+        if status == 422:
+            kwargs["json"] = {"url": "https://169.254.169.254/"}
     if path.endswith("/deliveries") and status == 422:
         query = "?limit=0"
     if path == GAME + "/record":

@@ -766,6 +766,51 @@ def test_a_disabled_endpoint_enabled_again_gets_what_waited_in_order(
         receiver.down()
 
 
+def test_a_test_message_is_a_signed_ping_in_the_delivery_log(
+    keyed: Callable[..., FlaskClient], start_worker: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """POST /v1/webhooks/{id}/test: the receiver gets a ping it verifies (the endpoint's id
+    in its data, no game), the delivery log lists it as succeeded; to a disabled endpoint
+    too; another key's endpoint is a 404."""
+    receiver = Receiver()
+    allow = f"127.0.0.1:{receiver.port}"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoint = register(client, receiver.url)
+    receiver.load(endpoint["secret"])
+    receiver.up()
+    start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow)
+    url = f"/v1/webhooks/{endpoint['id']}"
+    try:
+        for enabled in (True, False):
+            assert client.patch(url, json={"enabled": enabled}, headers=key()).status_code == 200
+            asked = client.post(f"{url}/test", headers=key())
+            assert asked.status_code == 202, asked.get_json()
+            delivery = asked.get_json()
+            assert delivery["type"] == "ping" and delivery["game"] is None
+            assert delivery["payload"]["data"] == {"endpoint": endpoint["id"]}
+            got = wait_for(
+                lambda d=delivery: [e for e in receiver.received if e["id"] == d["id"]],
+                30,
+                "the ping",
+            )
+            assert got == [delivery["payload"]]  # verified by the receiver's code
+            shown = wait_for(
+                lambda d=delivery: (
+                    (found := client.get(f"{url}/deliveries/{d['id']}", headers=key()).get_json())[
+                        "status"
+                    ]
+                    == "succeeded"
+                    and found
+                ),
+                30,
+                "the ping's delivery succeeded",
+            )
+            assert shown["attempts"][-1]["status"] == 204 and shown["attempts"][-1]["manual"]
+        assert client.post(f"{url}/test", headers=key(BETA)).status_code == 404
+    finally:
+        receiver.down()
+
+
 def test_the_records_move_on_once_and_bound_what_waits(redis_url: str) -> None:
     """A game's log becomes deliveries once (a dispatch that read an old cursor writes
     nothing); a queue gives its head only, and loses it only when it is settled; an

@@ -23,6 +23,9 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "endpoint's `url`, `events`, or `enabled` (enabled again, the deliveries that "
             "waited are made in order). A disabled endpoint's deliveries are recorded and "
             "wait, instead of being dropped.",
+            "New operation `testWebhook`, `POST /v1/webhooks/{endpoint_id}/test`: a signed "
+            "`ping` to the endpoint, in its delivery log (`WebhookDeliveryType` adds `ping`; "
+            "a delivery's `game` is null for it), counted as a redelivery.",
             "Webhooks: every turn has its `turn.started` (with `deadline` null for a turn "
             "taken before its event was read), however fast moves are relayed.",
             "Every operation with query parameters refuses one it does not declare (422, "

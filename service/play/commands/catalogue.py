@@ -93,6 +93,7 @@ POLICIES: dict[str, Policy] = {
     "listWebhookDeliveries": Policy(Who.KEY),
     "getWebhookDelivery": Policy(Who.KEY),
     "retryWebhookDelivery": Policy(Who.KEY, quotas=("redeliveries",), changes=True),
+    "testWebhook": Policy(Who.KEY, quotas=("redeliveries",), changes=True),
     # The background jobs' commands.
     **JOBS,
 }
@@ -135,6 +136,7 @@ COMMANDS: dict[str, Command] = {
         _command("updateWebhook", webhooks.update),
         _command("deleteWebhook", webhooks.remove),
         _command("retryWebhookDelivery", webhooks.redeliver),
+        _command("testWebhook", webhooks.test),
         _command("playDueMove", workers.play_due_move),
         _command("playOverdueMove", workers.play_overdue_move),
     )

@@ -1,13 +1,17 @@
 """The commands on a service key's webhook endpoints: register one, change one, delete
-one, and ask for a delivery again; their policies are in :mod:`.catalogue`."""
+one, send it a test message, and ask for a delivery again; their policies are in
+:mod:`.catalogue`."""
 
 from __future__ import annotations
 
+import secrets
+import time
 from typing import Any
 
 from ..game import Game
 from ..webhooks import jobs
 from ..webhooks.addresses import allowed_hosts, check_url
+from ..webhooks.events import ping
 from ..webhooks.store import WebhookStore
 from .context import Context, Outcome
 
@@ -86,4 +90,17 @@ def redeliver(
     endpoint_id, message_id = body["endpoint_id"], body["message_id"]
     delivery = delivery_of(ctx, owner, endpoint_id, message_id)
     jobs.ask_redelivery(hooks(ctx), ctx.queue.connection, owner, endpoint_id, message_id)
+    return Outcome(status=202, value=delivery)
+
+
+def test(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None) -> Outcome:
+    """A signed ``ping`` to the endpoint, by a background worker, soon (also to a
+    disabled one: to check that it answers again); in its delivery log as any other."""
+    owner = ctx.caller.require_key()
+    endpoint_id = body["endpoint_id"]
+    endpoint_of(ctx, owner, endpoint_id)
+    store = hooks(ctx)
+    message = ping(endpoint_id, f"msg_ping_{secrets.token_urlsafe(12)}", time.time())
+    delivery = store.log_alone(owner, endpoint_id, message)
+    jobs.ask_redelivery(store, ctx.queue.connection, owner, endpoint_id, message.id)
     return Outcome(status=202, value=delivery)

@@ -42,6 +42,21 @@ EVENT_TYPES = (
     GAME_OVER,
     GAME_ABORTED,
 )
+#: What ``POST /v1/webhooks/{id}/test`` sends: no game's event, never recorded for one.
+PING = "ping"
+
+
+def ping(endpoint_id: str, message_id: str, now: float) -> Message:
+    """A signed test message to an endpoint (of no game)."""
+    body = {
+        "id": message_id,
+        "type": PING,
+        "timestamp": rfc3339(now),
+        "data": {"endpoint": endpoint_id},
+    }
+    return Message(message_id, PING, "", orjson.dumps(body).decode())
+
+
 #: The log's events after which the turn passes (to someone, or to the next hand).
 _TURNING = frozenset({EventKind.MATCH_STARTED, EventKind.DEAL, EventKind.MOVE})
 #: A seat's actions on its turn: the first after the turn passed takes that turn.

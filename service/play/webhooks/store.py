@@ -231,6 +231,22 @@ end
 return left
 """
 
+#: KEYS[1] the deliveries hash, KEYS[2] the log, KEYS[3] the pending counts. ARGV[1] the
+#: message id, ARGV[2] the delivery (JSON), ARGV[3] the endpoint id, ARGV[4] the TTL,
+#: ARGV[5] the log's length. A delivery in the endpoint's log and in no game's queue (a
+#: ping): made by a redelivery's attempt.
+_LOG_ALONE = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], redis.call('HINCRBY', KEYS[3], 'seq:' .. ARGV[3], 1), ARGV[1])
+local dropped = redis.call('ZRANGE', KEYS[2], 0, -tonumber(ARGV[5]) - 1)
+if #dropped > 0 then
+  redis.call('ZREM', KEYS[2], unpack(dropped))
+  redis.call('HDEL', KEYS[1], unpack(dropped))
+end
+for k = 1, 3 do
+  redis.call('EXPIRE', KEYS[k], ARGV[4])
+end
+"""
 
 #: The reason of an endpoint its key disabled (``PATCH`` with ``enabled`` false).
 DISABLED_BY_KEY = "disabled by its key"
@@ -245,6 +261,7 @@ class WebhookStore:
         self._dispatch = client.register_script(_DISPATCH)
         self._settle = client.register_script(_SETTLE)
         self._drop = client.register_script(_DROP)
+        self._log_alone = client.register_script(_LOG_ALONE)
 
     # -- endpoints --------------------------------------------------------------------
 
@@ -377,6 +394,19 @@ class WebhookStore:
         if result == 0:
             return None
         return [int(r) for r in result]
+
+    def log_alone(self, owner: str, endpoint_id: str, message: Message) -> dict[str, Any]:
+        """A delivery of ``message`` in the endpoint's log and in no game's queue (a ping,
+        whose attempt is a redelivery's); returns it."""
+        delivery = new_delivery(message, time.time())
+        keys = [
+            webhook_deliveries(owner, endpoint_id),
+            webhook_log(owner, endpoint_id),
+            webhook_pending(owner),
+        ]
+        args = [message.id, orjson.dumps(delivery), endpoint_id, self.ttl, LOG_LENGTH]
+        self._log_alone(keys=keys, args=args)
+        return delivery
 
     def head(self, owner: str, endpoint_id: str, game_id: str) -> dict[str, Any] | None:
         """The delivery first in the game's queue to the endpoint, or None."""

@@ -62,7 +62,7 @@ def _delivery(delivery: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": delivery["id"],
         "type": delivery["type"],
-        "game": delivery["game"],
+        "game": delivery["game"] or None,
         "status": delivery["status"],
         "created_at": rfc3339(delivery["created_at"]),
         "next_attempt_at": None if due is None or delivery["status"] != "pending" else rfc3339(due),
@@ -164,6 +164,22 @@ class WebhookItem(MethodView):
         Nothing more is sent to it, and its delivery log is gone."""
         execute("deleteWebhook", None, {"endpoint_id": endpoint_id}, no_body)
         return "", 204
+
+
+@blp.route("/<string:endpoint_id>/test")
+class WebhookTest(MethodView):
+    @blp.response(202, DeliverySchema)
+    @key_operation(blp, "testWebhook", ENDPOINT_NOT_FOUND)
+    def post(self, endpoint_id: str) -> Any:
+        """Send a test message
+
+        A signed `ping` (`{"id", "type": "ping", "timestamp", "data": {"endpoint"}}`),
+        by a webhook worker, soon: also to a disabled endpoint, to check that its receiver
+        answers again. Answers the delivery, which the log lists as any other (its
+        attempt once made). Counted as a redelivery."""
+        asked = {"endpoint_id": endpoint_id}
+        reply = execute("testWebhook", None, asked, lambda o: _delivery(o.value))
+        return reply.body, 202
 
 
 @blp.route("/<string:endpoint_id>/deliveries")

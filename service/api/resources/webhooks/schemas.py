@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ....play.webhooks.addresses import MAX_URL_LENGTH
-from ....play.webhooks.events import EVENT_TYPES
+from ....play.webhooks.events import EVENT_TYPES, PING
 from ....play.webhooks.store import DISABLED_BY_KEY
 from ...fields import (
     Boolean,
@@ -27,6 +27,13 @@ EVENT_TYPE = Enumeration(
     "push notifications), `hand.over` (a hand's score lines), `game.over` (the result and "
     "why), `game.aborted` (aborted by the key, with the reason). docs/platforms.md "
     "shows each one's `data`.",
+    example="game.over",
+)
+DELIVERY_TYPE = Enumeration(
+    "WebhookDeliveryType",
+    (*EVENT_TYPES, PING),
+    "A delivery's type: an event's (`WebhookEventType`), or `ping`, the test message "
+    "`POST /v1/webhooks/{endpoint_id}/test` sends (`data`: the `endpoint`'s id).",
     example="game.over",
 )
 DELIVERY_STATUS = Enumeration(
@@ -143,8 +150,8 @@ class DeliverySchema(ResponseSchema):
         "attempt (drop a duplicate you have handled).",
         example="msg_IQXvjVesTzUolFf46urnQg.41",
     )
-    type = Enumerated(EVENT_TYPE, metadata={"description": "The event's type."})
-    game = String("The game's id.")
+    type = Enumerated(DELIVERY_TYPE, metadata={"description": "The event's type."})
+    game = String("The game's id; null for a ping.", allow_none=True)
     status = Enumerated(DELIVERY_STATUS, metadata={"description": "Where the delivery stands."})
     created_at = fields.String(metadata={"description": TIME})
     next_attempt_at = fields.String(
