@@ -811,6 +811,50 @@ def test_a_test_message_is_a_signed_ping_in_the_delivery_log(
         receiver.down()
 
 
+def test_a_rotated_secret_signs_beside_the_old_one_for_the_overlap(
+    keyed: Callable[..., FlaskClient],
+    start_worker: Callable[..., subprocess.Popen[bytes]],
+    receiver: HTTPServer,
+) -> None:
+    """POST /v1/webhooks/{id}/secret: a new secret, shown once. During the overlap each
+    delivery has two signatures, and a receiver verifying with the old secret or the new
+    one accepts it; rotated again with no overlap, only the newest verifies."""
+    receiver.expect_request("/hook", method="POST").respond_with_data("", status=204)
+    allow = f"127.0.0.1:{receiver.port}"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoint = register(client, receiver.url_for("/hook"), ["game.created"])
+    url = f"/v1/webhooks/{endpoint['id']}"
+    rotated = client.post(f"{url}/secret", json={}, headers=key())
+    assert rotated.status_code == 200, rotated.get_json()
+    new = rotated.get_json()
+    assert new["secret"] != endpoint["secret"] and new["secret"].startswith("whsec_")
+    overlap = datetime.fromisoformat(new["previous_secret_expires_at"]) - datetime.now(UTC)
+    assert 86000 < overlap.total_seconds() <= 86400  # a day by default
+    assert "secret" not in client.get(url, headers=key()).get_json()
+    start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow)
+
+    def delivered(count: int) -> tuple[str, dict[str, str]]:
+        client.post("/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}]}, headers=key())
+        wait_for(lambda: len(receiver.log) >= count, 30, f"delivery {count}")
+        request = receiver.log[count - 1][0]
+        return request.get_data(as_text=True), dict(request.headers)
+
+    data, headers = delivered(1)
+    assert len(headers["Webhook-Signature"].split(" ")) == 2
+    for secret in (endpoint["secret"], new["secret"]):
+        assert Webhook(secret).verify(data, headers)["type"] == "game.created"
+    again = client.post(f"{url}/secret", json={"overlap_seconds": 0}, headers=key()).get_json()
+    assert again["previous_secret_expires_at"] is None
+    data, headers = delivered(2)
+    assert Webhook(again["secret"]).verify(data, headers)["type"] == "game.created"
+    for old in (endpoint["secret"], new["secret"]):
+        with pytest.raises(WebhookVerificationError):
+            Webhook(old).verify(data, headers)
+    refused = client.post(f"{url}/secret", json={"overlap_seconds": 10**7}, headers=key())
+    assert refused.status_code == 422
+    assert client.post("/v1/webhooks/ep_none/secret", json={}, headers=key()).status_code == 404
+
+
 def test_the_records_move_on_once_and_bound_what_waits(redis_url: str) -> None:
     """A game's log becomes deliveries once (a dispatch that read an old cursor writes
     nothing); a queue gives its head only, and loses it only when it is settled; an

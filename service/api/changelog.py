@@ -23,6 +23,10 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "endpoint's `url`, `events`, or `enabled` (enabled again, the deliveries that "
             "waited are made in order). A disabled endpoint's deliveries are recorded and "
             "wait, instead of being dropped.",
+            "New operation `rotateWebhookSecret`, `POST /v1/webhooks/{endpoint_id}/secret`: "
+            "a new signing secret; the old one signs each delivery too (two signatures in "
+            "`webhook-signature`) for `overlap_seconds` (a day by default). Endpoints show "
+            "`previous_secret_expires_at`.",
             "New operation `testWebhook`, `POST /v1/webhooks/{endpoint_id}/test`: a signed "
             "`ping` to the endpoint, in its delivery log (`WebhookDeliveryType` adds `ping`; "
             "a delivery's `game` is null for it), counted as a redelivery.",

@@ -360,6 +360,8 @@ REQUESTS: dict[str, Any] = {
     },
     # The receiver fixed: its endpoint enabled again, for one more event type.
     "updateWebhook": {"enabled": True, "events": ["game.over", "turn.started", "hand.over"]},
+    # The old secret signs too for an hour, while the receivers move to the new one.
+    "rotateWebhookSecret": {"overlap_seconds": 3600},
 }
 
 
@@ -396,6 +398,7 @@ WEBHOOK = {
     "disabled": False,
     "disabled_reason": None,
     "disabled_at": None,
+    "previous_secret_expires_at": None,
 }
 #: Answers, by operation and status.
 ANSWERS: dict[str, dict[int, Any]] = {
@@ -416,4 +419,11 @@ ANSWERS: dict[str, dict[int, Any]] = {
     "createWebhook": {201: {**WEBHOOK, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
     "listWebhooks": {200: {"endpoints": [WEBHOOK]}},
     "updateWebhook": {200: {**WEBHOOK, "events": ["game.over", "turn.started", "hand.over"]}},
+    "rotateWebhookSecret": {
+        200: {
+            **WEBHOOK,
+            "previous_secret_expires_at": "2026-12-03T15:00:00.000Z",
+            "secret": "whsec_Q2hhbmdlZCBvbmNlIGEgbW9udGgsIGF0IGxlYXN0Lg==",
+        }
+    },
 }

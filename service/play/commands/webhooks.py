@@ -1,5 +1,5 @@
-"""The commands on a service key's webhook endpoints: register one, change one, delete
-one, send it a test message, and ask for a delivery again; their policies are in
+"""The commands on a service key's webhook endpoints: register one, change one, rotate
+its secret, delete one, send it a test message, and ask for a delivery again; their policies are in
 :mod:`.catalogue`."""
 
 from __future__ import annotations
@@ -73,6 +73,19 @@ def update(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str 
     if before.disabled_reason is not None and after.disabled_reason is None:
         jobs.resume(store, ctx.queue.connection, owner, endpoint_id)
     return Outcome(status=200, value=after)
+
+
+def rotate_secret(
+    ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None
+) -> Outcome:
+    """A new signing secret for the endpoint; the old one signs too for
+    ``overlap_seconds``, so that receivers can move to the new one meanwhile."""
+    owner = ctx.caller.require_key()
+    changes = {"overlap_seconds": body["overlap_seconds"]}
+    found = hooks(ctx).update_endpoint(owner, body["endpoint_id"], changes)
+    if found is None:
+        raise EndpointNotFoundError(body["endpoint_id"])
+    return Outcome(status=200, value=found[1])
 
 
 def remove(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None) -> Outcome:

@@ -132,7 +132,11 @@ def _step(
         hooks.settle(owner, endpoint_id, {"id": "".join(head), "game": game_id}, leaves=True)
         return 0
     attempt = send(
-        endpoint.url, endpoint.secret, delivery["id"], delivery["body"], allow=settings.allow
+        endpoint.url,
+        endpoint.signing_secrets(time.time()),
+        delivery["id"],
+        delivery["body"],
+        allow=settings.allow,
     )
     delivery = _attempted(delivery, attempt, manual=False)
     now = time.time()
@@ -168,7 +172,11 @@ def _redeliver(
     if endpoint is None or delivery is None or delivery.get("game_deleted"):
         return 0
     attempt = send(
-        endpoint.url, endpoint.secret, delivery["id"], delivery["body"], allow=settings.allow
+        endpoint.url,
+        endpoint.signing_secrets(time.time()),
+        delivery["id"],
+        delivery["body"],
+        allow=settings.allow,
     )
     delivery = _attempted(delivery, attempt, manual=True)
     if attempt.delivered:

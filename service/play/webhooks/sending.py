@@ -19,7 +19,7 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -71,26 +71,31 @@ class Attempt:
         }
 
 
-def signed_headers(secret: str, message_id: str, body: str, when: datetime) -> dict[str, str]:
-    """The Standard Webhooks headers of ``body`` sent as ``message_id`` at ``when``."""
+def signed_headers(
+    secret: str | Sequence[str], message_id: str, body: str, when: datetime
+) -> dict[str, str]:
+    """The Standard Webhooks headers of ``body`` sent as ``message_id`` at ``when``,
+    signed with the secret, or with each of the secrets (space-separated signatures, as
+    the specification allows while a secret is rotated)."""
+    keys = (secret,) if isinstance(secret, str) else tuple(secret)
     return {
         "webhook-id": message_id,
         "webhook-timestamp": str(int(when.timestamp())),
-        "webhook-signature": Webhook(secret).sign(message_id, when, body),
+        "webhook-signature": " ".join(Webhook(key).sign(message_id, when, body) for key in keys),
     }
 
 
 def send(
     url: str,
-    secret: str,
+    secret: str | Sequence[str],
     message_id: str,
     body: str,
     *,
     allow: Collection[str] = frozenset(),
     resolver: Resolver = resolve,
 ) -> Attempt:
-    """POST ``body`` to ``url`` once, signed with the endpoint's ``secret``, if the URL
-    still passes :func:`.addresses.check_url` (its name resolved now)."""
+    """POST ``body`` to ``url`` once, signed with the endpoint's ``secret`` (or secrets),
+    if the URL still passes :func:`.addresses.check_url` (its name resolved now)."""
     started = time.time()
     clock = time.monotonic()
 

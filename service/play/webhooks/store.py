@@ -85,6 +85,16 @@ class Endpoint:
     #: Why deliveries to it stopped, and when (None: it is enabled).
     disabled_reason: str | None = None
     disabled_at: float | None = None
+    #: The secret before the last rotation, which also signs until ``previous_until``.
+    previous_secret: str | None = None
+    previous_until: float | None = None
+
+    def signing_secrets(self, now: float) -> tuple[str, ...]:
+        """The secrets a delivery made at ``now`` is signed with: the current one, and
+        the one before it while the rotation's overlap lasts."""
+        if self.previous_secret is not None and now < (self.previous_until or 0):
+            return (self.secret, self.previous_secret)
+        return (self.secret,)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +105,8 @@ class Endpoint:
             "created_at": self.created_at,
             "disabled_reason": self.disabled_reason,
             "disabled_at": self.disabled_at,
+            "previous_secret": self.previous_secret,
+            "previous_until": self.previous_until,
         }
 
     @classmethod
@@ -107,6 +119,8 @@ class Endpoint:
             created_at=data["created_at"],
             disabled_reason=data.get("disabled_reason"),
             disabled_at=data.get("disabled_at"),
+            previous_secret=data.get("previous_secret"),
+            previous_until=data.get("previous_until"),
         )
 
 
@@ -299,9 +313,10 @@ class WebhookStore:
         self, owner: str, endpoint_id: str, changes: dict[str, Any]
     ) -> tuple[Endpoint, Endpoint] | None:
         """Change an endpoint's ``url``, ``events`` or ``enabled`` (an enabled endpoint has
-        no disabled reason; one disabled here says the key did it), in one transaction
-        with the workers' writes; the endpoint before and after, or None if there is
-        none."""
+        no disabled reason; one disabled here says the key did it), or give it a new
+        secret (with ``overlap_seconds``: how long the old one also signs), in one
+        transaction with the workers' writes; the endpoint before and after, or None if
+        there is none."""
         key = webhook_endpoints(owner)
         found: list[tuple[Endpoint, Endpoint] | None] = []
 
@@ -314,6 +329,13 @@ class WebhookStore:
             before = Endpoint.from_dict(orjson.loads(raw))
             data = before.to_dict()
             data.update({k: v for k, v in changes.items() if k in ("url", "events")})
+            if "overlap_seconds" in changes:  # a new secret; the old one signs meanwhile
+                now = time.time()
+                data |= {
+                    "secret": new_secret(),
+                    "previous_secret": before.secret,
+                    "previous_until": now + changes["overlap_seconds"],
+                }
             if changes.get("enabled") is True:
                 data |= {"disabled_reason": None, "disabled_at": None}
             elif changes.get("enabled") is False and before.disabled_reason is None:

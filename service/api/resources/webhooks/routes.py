@@ -4,6 +4,7 @@ the background workers' (service/play/webhooks/jobs.py): no request sends one.""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import orjson
@@ -25,6 +26,7 @@ from .schemas import (
     EndpointCreatedSchema,
     EndpointListSchema,
     EndpointSchema,
+    SecretRotationSchema,
     WebhookRequestSchema,
     WebhookUpdateSchema,
 )
@@ -54,6 +56,11 @@ def _shown(endpoint: Endpoint) -> dict[str, Any]:
         "disabled": endpoint.disabled_reason is not None,
         "disabled_reason": endpoint.disabled_reason,
         "disabled_at": None if endpoint.disabled_at is None else rfc3339(endpoint.disabled_at),
+        "previous_secret_expires_at": (
+            rfc3339(endpoint.previous_until)
+            if len(endpoint.signing_secrets(time.time())) > 1 and endpoint.previous_until
+            else None
+        ),
     }
 
 
@@ -164,6 +171,27 @@ class WebhookItem(MethodView):
         Nothing more is sent to it, and its delivery log is gone."""
         execute("deleteWebhook", None, {"endpoint_id": endpoint_id}, no_body)
         return "", 204
+
+
+@blp.route("/<string:endpoint_id>/secret")
+class WebhookSecret(MethodView):
+    @blp.arguments(SecretRotationSchema)
+    @blp.response(200, EndpointCreatedSchema)
+    @key_operation(
+        blp,
+        "rotateWebhookSecret",
+        {**ENDPOINT_NOT_FOUND, 422: "`overlap_seconds` is out of its range."},
+    )
+    def post(self, body: dict[str, Any], endpoint_id: str) -> Any:
+        """Rotate a webhook endpoint's secret
+
+        A new signing `secret`, shown only here. For `overlap_seconds` (a day by
+        default) every delivery carries two signatures in `webhook-signature`, one by
+        each secret, as Standard Webhooks allows: a receiver verifying with either
+        accepts it, so it can move to the new secret at any time in between."""
+        asked = {**body, "endpoint_id": endpoint_id}
+        reply = execute("rotateWebhookSecret", None, asked, _created)
+        return reply.body
 
 
 @blp.route("/<string:endpoint_id>/test")

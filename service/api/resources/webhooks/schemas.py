@@ -95,6 +95,22 @@ class WebhookUpdateSchema(StrictSchema):
             raise ValidationError("Send at least one of url, events, enabled.", "_schema")
 
 
+#: The longest overlap of a secret's rotation: a week.
+MAX_OVERLAP_SECONDS = 7 * 86400
+
+
+class SecretRotationSchema(StrictSchema):
+    overlap_seconds = Integer(
+        load_default=86400,
+        validate=validate.Range(0, MAX_OVERLAP_SECONDS),
+        metadata={
+            "description": "How long the old secret also signs each delivery (a second "
+            "signature in `webhook-signature`), for receivers to move to the new one: 0 to "
+            "604,800 seconds (a week); a day by default. 0: the old secret stops now."
+        },
+    )
+
+
 class EndpointSchema(ResponseSchema):
     id = String("The endpoint's id.", example="ep_x3R")
     url = String("Where deliveries are POSTed.")
@@ -112,6 +128,13 @@ class EndpointSchema(ResponseSchema):
     )
     disabled_reason = String("Why it was disabled; null while enabled.", allow_none=True)
     disabled_at = fields.String(allow_none=True, metadata={"description": TIME + " Or null."})
+    previous_secret_expires_at = fields.String(
+        allow_none=True,
+        metadata={
+            "description": TIME + " Until then, the secret before the last rotation "
+            "signs each delivery too; null when none does."
+        },
+    )
 
 
 class EndpointCreatedSchema(EndpointSchema):
