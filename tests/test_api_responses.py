@@ -153,6 +153,9 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
     assert imported.status_code == 201, imported.get_json()
     retried = hooked.post(f"{deliveries}/{message.id}/retry", headers=key)
     assert retried.status_code == 202, retried.get_json()
+    since = {"since": "2026-01-01T00:00:00Z"}
+    recovered = hooked.post(f"/v1/webhooks/{endpoint}/recover", json=since, headers=key)
+    assert recovered.status_code == 202, recovered.get_json()
     requests += [
         record,
         hooked.get("/v1/webhooks", headers=key),

@@ -552,6 +552,8 @@ def platform_request(
                 pass
         elif status == 422:
             kwargs["json"] = {"url": "https://169.254.169.254/", "events": ["game.over"]}
+    if path == HOOKS + "/{endpoint_id}/recover":
+        kwargs["json"] = {"since": "2026-12-03T14:00:00Z" if status != 422 else "yesterday"}
     if path == HOOKS + "/{endpoint_id}/secret":
         kwargs["json"] = {"overlap_seconds": 60 if status != 422 else -1}
     if path == HOOKS + "/{endpoint_id}" and method == "PATCH":

@@ -13,7 +13,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -742,6 +742,15 @@ def test_a_disabled_endpoint_enabled_again_gets_what_waited_in_order(
         assert ids == sorted(ids, key=position)
         assert f"msg_{game_id}.created" not in ids  # given up before: it stays failed
         assert [d["status"] for d in deliveries(client, endpoint["id"])][0] == "failed"
+        # Every failed delivery since before the game, sent again in one request.
+        since = (datetime.now(UTC) - timedelta(minutes=5)).isoformat()
+        recovered = client.post(f"{url}/recover", json={"since": since}, headers=key())
+        assert recovered.status_code == 202, recovered.get_json()
+        assert recovered.get_json() == {"deliveries": [f"msg_{game_id}.created"]}
+        wait_for(lambda: f"msg_{game_id}.created" in receiver.ids(), 30, "the recovery")
+        later = datetime.now(UTC).isoformat()
+        none = client.post(f"{url}/recover", json={"since": later}, headers=key())
+        assert none.get_json() == {"deliveries": []}
         # Disabled by the key: what comes next waits; only game.over is recorded from now.
         off = client.patch(url, json={"enabled": False, "events": ["game.over"]}, headers=key())
         assert off.get_json()["disabled_reason"] == "disabled by its key"

@@ -27,6 +27,9 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "a new signing secret; the old one signs each delivery too (two signatures in "
             "`webhook-signature`) for `overlap_seconds` (a day by default). Endpoints show "
             "`previous_secret_expires_at`.",
+            "New operation `recoverWebhookDeliveries`, `POST /v1/webhooks/{endpoint_id}/"
+            "recover`: one more attempt of every failed delivery since a time, in one "
+            "request of the redelivery quota.",
             "New operation `testWebhook`, `POST /v1/webhooks/{endpoint_id}/test`: a signed "
             "`ping` to the endpoint, in its delivery log (`WebhookDeliveryType` adds `ping`; "
             "a delivery's `game` is null for it), counted as a redelivery.",

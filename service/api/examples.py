@@ -362,6 +362,8 @@ REQUESTS: dict[str, Any] = {
     "updateWebhook": {"enabled": True, "events": ["game.over", "turn.started", "hand.over"]},
     # The old secret signs too for an hour, while the receivers move to the new one.
     "rotateWebhookSecret": {"overlap_seconds": 3600},
+    # The receiver was down from 14:00: what failed since, sent again.
+    "recoverWebhookDeliveries": {"since": "2026-12-03T14:00:00Z"},
 }
 
 
@@ -419,6 +421,9 @@ ANSWERS: dict[str, dict[int, Any]] = {
     "createWebhook": {201: {**WEBHOOK, "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
     "listWebhooks": {200: {"endpoints": [WEBHOOK]}},
     "updateWebhook": {200: {**WEBHOOK, "events": ["game.over", "turn.started", "hand.over"]}},
+    "recoverWebhookDeliveries": {
+        202: {"deliveries": ["msg_IQXvjVesTzUolFf46urnQg.41", "msg_IQXvjVesTzUolFf46urnQg.44"]}
+    },
     "rotateWebhookSecret": {
         200: {
             **WEBHOOK,

@@ -95,6 +95,8 @@ POLICIES: dict[str, Policy] = {
     "getWebhookDelivery": Policy(Who.KEY),
     "retryWebhookDelivery": Policy(Who.KEY, quotas=("redeliveries",), changes=True),
     "testWebhook": Policy(Who.KEY, quotas=("redeliveries",), changes=True),
+    # Every failed delivery since a time: one request of the quota, its log read (1,000).
+    "recoverWebhookDeliveries": Policy(Who.KEY, quotas=("redeliveries",), cost=0.05, changes=True),
     # The background jobs' commands.
     **JOBS,
 }
@@ -139,6 +141,7 @@ COMMANDS: dict[str, Command] = {
         _command("deleteWebhook", webhooks.remove),
         _command("retryWebhookDelivery", webhooks.redeliver),
         _command("testWebhook", webhooks.test),
+        _command("recoverWebhookDeliveries", webhooks.recover),
         _command("playDueMove", workers.play_due_move),
         _command("playOverdueMove", workers.play_overdue_move),
     )

@@ -1,5 +1,6 @@
 """The commands on a service key's webhook endpoints: register one, change one, rotate
-its secret, delete one, send it a test message, and ask for a delivery again; their policies are in
+its secret, delete one, send it a test message, and ask for a delivery again (or for
+every failed one since a time); their policies are in
 :mod:`.catalogue`."""
 
 from __future__ import annotations
@@ -117,3 +118,14 @@ def test(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | 
     delivery = store.log_alone(owner, endpoint_id, message)
     jobs.ask_redelivery(store, ctx.queue.connection, owner, endpoint_id, message.id)
     return Outcome(status=202, value=delivery)
+
+
+def recover(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None) -> Outcome:
+    """One more attempt of every failed delivery of the endpoint since a time, by the
+    key's run, soon (as a redelivery each: also to a disabled endpoint)."""
+    owner = ctx.caller.require_key()
+    endpoint_id = body["endpoint_id"]
+    endpoint_of(ctx, owner, endpoint_id)
+    since = body["since"].timestamp()
+    asked = jobs.ask_recovery(hooks(ctx), ctx.queue.connection, owner, endpoint_id, since)
+    return Outcome(status=202, value=asked)

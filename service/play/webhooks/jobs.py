@@ -33,7 +33,7 @@ from .queueing import HookSettings, pending_dispatch, span
 from .recording import payer, queue_run, record, wake
 from .schedule import TURN_SECONDS, Runs
 from .sending import Attempt, send
-from .store import WebhookStore
+from .store import LOG_LENGTH, WebhookStore
 
 log = logging.getLogger(__name__)
 #: The attempts a delivery keeps in its record (the latest).
@@ -196,6 +196,27 @@ def ask_redelivery(
         return False
     wake(hooks, connection, owner)
     return True
+
+
+def ask_recovery(
+    hooks: WebhookStore, connection: redis.Redis, owner: str, endpoint_id: str, since: float
+) -> list[str]:
+    """Ask for one more attempt of each failed delivery of the endpoint made at or after
+    ``since`` (of its log's latest 1,000; not a deleted game's), made by the key's run
+    soon; returns their ids, oldest first (one asked within 10 s is not asked again)."""
+    runs = Runs(hooks.client)
+    asked = []
+    for delivery in reversed(hooks.deliveries(owner, endpoint_id, limit=LOG_LENGTH)):
+        if (
+            delivery["status"] == "failed"
+            and delivery["created_at"] >= since
+            and not delivery.get("game_deleted")
+            and runs.ask(owner, endpoint_id, delivery["id"], hooks.ttl)
+        ):
+            asked.append(delivery["id"])
+    if asked:
+        wake(hooks, connection, owner)
+    return asked
 
 
 def resume(hooks: WebhookStore, connection: redis.Redis, owner: str, endpoint_id: str) -> None:

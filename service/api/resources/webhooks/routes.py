@@ -26,6 +26,8 @@ from .schemas import (
     EndpointCreatedSchema,
     EndpointListSchema,
     EndpointSchema,
+    RecoveryRequestSchema,
+    RecoverySchema,
     SecretRotationSchema,
     WebhookRequestSchema,
     WebhookUpdateSchema,
@@ -192,6 +194,27 @@ class WebhookSecret(MethodView):
         asked = {**body, "endpoint_id": endpoint_id}
         reply = execute("rotateWebhookSecret", None, asked, _created)
         return reply.body
+
+
+@blp.route("/<string:endpoint_id>/recover")
+class WebhookRecovery(MethodView):
+    @blp.arguments(RecoveryRequestSchema)
+    @blp.response(202, RecoverySchema)
+    @key_operation(
+        blp,
+        "recoverWebhookDeliveries",
+        {**ENDPOINT_NOT_FOUND, 422: "`since` is missing or not an RFC 3339 time."},
+    )
+    def post(self, body: dict[str, Any], endpoint_id: str) -> Any:
+        """Send every failed delivery again
+
+        One more attempt of each delivery that failed since a time (after an outage of
+        the receiver, once it is fixed), by the webhook workers, soon: as many
+        redeliveries in one request, which counts once against the key's redelivery
+        quota. Each keeps its `webhook-id`; the log shows the attempts (`manual`)."""
+        asked = {**body, "endpoint_id": endpoint_id}
+        reply = execute("recoverWebhookDeliveries", None, asked, lambda o: {"deliveries": o.value})
+        return reply.body, 202
 
 
 @blp.route("/<string:endpoint_id>/test")

@@ -111,6 +111,29 @@ class SecretRotationSchema(StrictSchema):
     )
 
 
+class RecoveryRequestSchema(StrictSchema):
+    since = fields.AwareDateTime(
+        format="iso",
+        required=True,
+        metadata={
+            "description": "Every failed delivery made at or after this time (RFC 3339) is "
+            "attempted again.",
+            "example": "2026-12-03T14:00:00Z",
+        },
+    )
+
+
+class RecoverySchema(ResponseSchema):
+    deliveries = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The ids of the deliveries asked for again, oldest first: each "
+            "failed, made since the time given (of the latest 1,000; one asked within 10 s "
+            "is not asked again; a deleted game's are not sent)."
+        },
+    )
+
+
 class EndpointSchema(ResponseSchema):
     id = String("The endpoint's id.", example="ep_x3R")
     url = String("Where deliveries are POSTed.")
