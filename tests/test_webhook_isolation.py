@@ -128,7 +128,8 @@ def test_a_hanging_receiver_holds_no_clock_and_no_other_key_s_delivery(
 
         wait_for(timed_out, deadline - time.time() + 3, "the clock's move")
         assert time.time() < deadline + 3
-        assert hang.most_at_once == 1, "acme's attempts are made one at a time"
+        # acme's attempts: several at once, one a queue (4 games), never two of one game.
+        assert 1 <= hang.most_at_once <= 4, hang.most_at_once
     good.clear()
     good.stop()
 

@@ -189,6 +189,11 @@ def webhook_asked(owner: str) -> str:
     return _webhooks(owner) + ":asked"
 
 
+def webhook_unread(owner: str) -> str:
+    """The key's games whose log gained events no dispatch has read yet (the owner's slot)."""
+    return _webhooks(owner) + ":unread"
+
+
 def webhook_runner(owner: str) -> str:
     """The key's delivery run: the token of the job making its attempts (the owner's slot)."""
     return _webhooks(owner) + ":runner"

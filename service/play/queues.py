@@ -29,6 +29,7 @@ from .game import Game
 from .steps import Step
 from .store import GameStore
 from .webhooks import queueing as hook_queue
+from .webhooks import recording as hook_recording
 
 QUEUE_NAME = "scopa-bots"
 CLOCK_QUEUE_NAME = "scopa-clock"
@@ -169,7 +170,7 @@ def after_commit(
             created_ms = int(game.created_at * 1000)
             store.index.add(game.owner, game.id, created_ms, game.player_ids, over=True)
         if not imported:  # an imported match's events happened elsewhere: none is sent
-            hook_queue.announce(queue.connection, store.redis, game)
+            hook_recording.announce(queue.connection, store.redis, game)
     except connections.ERRORS as error:
         log.warning("could not index or announce the game: %s", type(error).__name__)
 

@@ -37,7 +37,7 @@ import requests
 from standardwebhooks.webhooks import Webhook
 
 from service.play.webhooks.events import EVENT_TYPES
-from tests.bench.hostile import default_env, percentile
+from tests.bench.hostile import default_env, percentile, tree_cpu_seconds
 from tests.devredis import RedisServer
 from tests.live import DEFAULT_ENV, ROOT, LiveService, free_port
 
@@ -193,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(receiver.close)
         server = stack.enter_context(RedisServer())
         service = stack.enter_context(LiveService(server.url, **env))
-        stack.enter_context(workers(server.url, service.env, service.workdir / "workers.log"))
+        pids = stack.enter_context(
+            workers(server.url, service.env, service.workdir / "workers.log")
+        )
         auth = {"Authorization": f"Bearer {KEY_SECRET}"}
         endpoint = requests.post(
             f"{service.url}/v1/webhooks",
@@ -228,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
         while time.monotonic() < deadline and not set(answered) <= set(receiver.arrived):
             time.sleep(0.05)
         problems = service.server_errors()
+        cpu = {
+            "API": tree_cpu_seconds(service.master_pid),
+            "background worker": tree_cpu_seconds(pids[0]),
+            "webhook workers": sum(tree_cpu_seconds(pid) for pid in pids[1:]),
+            "this process (relay, receiver)": time.process_time(),
+        }
 
     missing = sorted(set(answered) - set(receiver.arrived))
     delays = sorted(receiver.arrived[i] - at for i, at in answered.items() if i in receiver.arrived)
@@ -246,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{statistics.median(delays) * 1000:.0f} ms, "
             f"p95 {percentile(delays, 95) * 1000:.0f} ms, slowest {delays[-1] * 1000:.0f} ms"
         )
+    print("CPU seconds: " + ", ".join(f"{name} {seconds:.1f}" for name, seconds in cpu.items()))
     for error in errors[:3]:
         print("failed move:", error)
     return 1 if missing or unordered or errors or receiver.bad or problems else 0

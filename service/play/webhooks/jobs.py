@@ -2,11 +2,12 @@
 workers (``python -m service.worker --only-webhooks``), apart from the turn clocks and the
 computer players:
 
-- :func:`dispatch` turns what a game's event log gained since the last dispatch into one
-  delivery per endpoint that asked for its type, queued per (endpoint, game) in the
-  log's order (:func:`record`), and wakes its key's run;
-- :func:`run` is one job of a key's run (:mod:`.schedule`): it makes the key's attempts
-  due, one after another, for a turn. A queue's deliveries go one after another, each
+- :func:`run` is one job of a key's run (:mod:`.schedule`): it turns what the key's
+  games that changed gained in their event logs into one delivery per endpoint that
+  asked for its type, queued per (endpoint, game) in the log's order (:func:`record`),
+  and makes the key's attempts due, several at once (never two of one queue), for a
+  turn. A queue's deliveries go one
+  after another, each
   only once the one before it was delivered (or given up): on a failure the queue is due
   again after the delay the retry schedule gives; past the schedule the delivery is
   given up and the endpoint disabled, saying why. A redelivery asked for by the
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from typing import Any
 
 import redis
@@ -29,11 +32,11 @@ import rq
 from ..budget import Budget
 from ..workers import game_store, worker_settings
 from . import deletion
-from .queueing import HookSettings, pending_dispatch, span
+from .queueing import HookSettings, span
 from .recording import payer, queue_run, record, wake
-from .schedule import TURN_SECONDS, Runs
+from .schedule import ATTEMPTS_AT_ONCE, TURN_SECONDS, Runs
 from .sending import Attempt, send
-from .store import LOG_LENGTH, WebhookStore
+from .store import LOG_LENGTH, WebhookStore, member
 
 log = logging.getLogger(__name__)
 #: The attempts a delivery keeps in its record (the latest).
@@ -54,10 +57,9 @@ def _connection() -> redis.Redis:
 
 
 def dispatch(game_id: str) -> int:
-    """Record the deliveries of what ``game_id``'s log gained since the last dispatch,
-    for every enabled endpoint of its owner, and wake its run; returns how many were
-    recorded."""
-    _connection().delete(pending_dispatch(game_id))  # from now, a commit queues another
+    """A job queued before runs read the games themselves: record the deliveries of what
+    ``game_id``'s log gained since the last dispatch, and wake its key's run; returns how
+    many were recorded."""
     store = game_store()
     hooks = WebhookStore(store.redis, store.ttl)
     owner, recorded = record(store, hooks, game_id, worker_settings().webhooks.max_pending)
@@ -67,10 +69,11 @@ def dispatch(game_id: str) -> int:
 
 
 def run(owner: str, token: str) -> int:
-    """One job of ``owner``'s run: the attempts due, one after another, for a turn; then
+    """One job of ``owner``'s run: the attempts due, several at once, for a turn; then
     the run's next job queued (or none, if nothing waits). Returns the attempts made."""
     settings = worker_settings()
-    hooks = _hooks()
+    store = game_store()
+    hooks = WebhookStore(store.redis, store.ttl)
     runs = Runs(hooks.client)
     if not runs.claim(owner, token):
         return 0  # another job holds the run now
@@ -78,17 +81,36 @@ def run(owner: str, token: str) -> int:
     started = time.monotonic()
     wait = budget.wait(hooks.client, payer(owner), time.time())
     made = 0
-    while not wait and time.monotonic() - started < TURN_SECONDS:
-        task = runs.take(owner, time.time())
-        if task is None:
-            break
-        kind, endpoint_id, name = task
+
+    def attempt(kind: str, endpoint_id: str, name: str) -> int:
         if kind == "redo":
-            made += _redeliver(hooks, owner, endpoint_id, name, settings.webhooks)
-        elif endpoint_id == deletion.SWEEP:
+            return _redeliver(hooks, owner, endpoint_id, name, settings.webhooks)
+        if endpoint_id == deletion.SWEEP:
             deletion.sweep(game_store(), hooks, owner, name)
-        else:
-            made += _step(hooks, runs, owner, endpoint_id, name, settings.webhooks)
+            return 0
+        return _step(hooks, runs, owner, endpoint_id, name, settings.webhooks)
+
+    # Up to ATTEMPTS_AT_ONCE attempts, each of its own queue (a redelivery counts as its
+    # game's): the turn ends once it is over and what is under way has ended.
+    with ThreadPoolExecutor(ATTEMPTS_AT_ONCE, thread_name_prefix="webhook") as pool:
+        under_way: dict[Future[int], str] = {}
+        while not wait and time.monotonic() - started < TURN_SECONDS:
+            # What the games that changed gained, first: their queues are due at once.
+            for game_id in runs.unread(owner, ATTEMPTS_AT_ONCE):
+                record(store, hooks, game_id, settings.webhooks.max_pending)
+            busy = set(under_way.values())
+            free = ATTEMPTS_AT_ONCE - len(under_way)
+            for kind, endpoint_id, name in runs.take_many(owner, time.time(), busy, free):
+                game = name if kind == "queue" else game_of(name)
+                under_way[pool.submit(attempt, kind, endpoint_id, name)] = member(endpoint_id, game)
+            if not under_way:
+                break
+            done, _ = futures_wait(under_way, return_when=FIRST_COMPLETED)
+            for future in done:
+                del under_way[future]
+                made += future.result()
+        for future in futures_wait(under_way).done:
+            made += future.result()
     budget.charge(hooks.client, payer(owner), time.monotonic() - started, time.time())
     now = time.time()
     at = runs.next(owner, token, now, now + wait)
@@ -97,6 +119,12 @@ def run(owner: str, token: str) -> int:
     if wait:
         log.info("webhooks of %s put off %.0f s: its budget is spent", owner, wait)
     return made
+
+
+def game_of(message_id: str) -> str:
+    """The game a message id names (``msg_<game>.<n>``; a ping's names none: "")."""
+    name = message_id.removeprefix("msg_")
+    return "" if name.startswith("ping_") else name.split(".", 1)[0]
 
 
 def _attempted(delivery: dict[str, Any], attempt: Attempt, *, manual: bool) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """How webhooks reach the background workers: after every commit to a game that a
-service key with endpoints owns, a job on the webhooks' queue (:data:`QUEUE_NAME`)
-turns what the game's log gained into deliveries (:func:`.jobs.dispatch`); deliveries
-are made by each key's run, further jobs on the same queue (:mod:`.schedule`), never
-inside a request. Only webhook workers take this queue.
+service key with endpoints owns, the game is marked unread and the key's run woken
+(:func:`.recording.announce`); the run, jobs on the webhooks' queue (:data:`QUEUE_NAME`,
+:mod:`.schedule`), turns what the game's log gained into deliveries and makes them,
+never inside a request. Only webhook workers take this queue.
 
 :class:`HookSettings` are the workers' webhook settings (``WEBHOOK_*``, service/config.py).
 """
@@ -14,10 +14,6 @@ from dataclasses import dataclass, field
 
 import redis
 import rq
-
-from ..connections import Client
-from ..game import Game
-from ..keys import webhook_endpoints
 
 QUEUE_NAME = "scopa-webhooks"
 #: The retries' delays, in seconds after the failed attempt before: 5 s, 5 min, 30 min,
@@ -59,43 +55,6 @@ def retry_schedule(value: str) -> tuple[int, ...]:
 def queue_for(connection: redis.Redis) -> rq.Queue:
     """The webhooks' queue on the job queue's ``connection``."""
     return rq.Queue(QUEUE_NAME, connection=connection)
-
-
-def pending_dispatch(game_id: str) -> str:
-    """The key, on the job queue's Redis, that says a dispatch job of ``game_id`` waits:
-    the commits meanwhile queue no other (it reads everything the log gained)."""
-    return f"scopa-webhooks:dispatch:{game_id}"
-
-
-#: How long a dispatch waiting counts as waiting without starting (a safety net: the job
-#: clears it as it starts, and a retried one as it runs again).
-PENDING_SECONDS = 30
-
-
-def announce(connection: redis.Redis, client: Client, game: Game) -> None:
-    """After a commit of ``game``: if its owner has endpoints, queue the job that turns
-    its log into deliveries, unless one already waits to start (it will read this
-    commit's events too): a game relayed faster than the workers dispatch has one job
-    waiting, not one a move."""
-    owner = game.owner
-    if owner is None or not client.exists(webhook_endpoints(owner)):
-        return
-    pending = pending_dispatch(game.id)
-    if not connection.set(pending, game.version, nx=True, ex=PENDING_SECONDS):
-        return
-    try:
-        queue_for(connection).enqueue(
-            "service.play.webhooks.jobs.dispatch",
-            game.id,
-            job_id=f"{game.id}-hooks-{game.version}",
-            description=f"webhooks of game {game.id}",
-            result_ttl=0,
-            failure_ttl=24 * 3600,
-            retry=rq.Retry(max=5),
-        )
-    except BaseException:
-        connection.delete(pending)  # none waits after all: the next commit queues one
-        raise
 
 
 def span(delays: Sequence[int]) -> str:

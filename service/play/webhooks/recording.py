@@ -12,6 +12,9 @@ from typing import Any
 import redis
 import rq
 
+from ..connections import Client
+from ..game import Game
+from ..keys import webhook_endpoints, webhook_unread
 from ..store import GameNotFoundError, GameStore
 from .events import messages_of
 from .queueing import queue_for
@@ -27,6 +30,29 @@ def payer(owner: str) -> str:
     """Whom a key's deliveries are charged to: the key, as its requests are
     (service/api/ratelimit.py ``identity()``: ``key:<name>``)."""
     return f"key:{owner}"
+
+
+#: How long a key's unread games wait for its run (a run lost for good lapses sooner: the
+#: next commit starts another).
+UNREAD_TTL_SECONDS = 24 * 3600
+
+
+def announce(connection: redis.Redis, client: Client, game: Game) -> None:
+    """After a commit of ``game``: if its owner has endpoints, mark the game unread and
+    wake the owner's run (a job on the job queue's ``connection``, unless the run is on),
+    which reads what the game's log gained into deliveries and makes them. A game
+    relayed faster than the run reads is read once for many commits; no commit queues a
+    job of its own."""
+    owner = game.owner
+    if owner is None or not client.exists(webhook_endpoints(owner)):
+        return
+    with client.pipeline(transaction=False) as pipe:
+        pipe.sadd(webhook_unread(owner), game.id)
+        pipe.expire(webhook_unread(owner), UNREAD_TTL_SECONDS)
+        pipe.execute()
+    token = Runs(client).wake(owner, time.time())
+    if token is not None:
+        queue_run(connection, owner, token, 0.0)
 
 
 def wake(hooks: WebhookStore, connection: redis.Redis, owner: str) -> None:

@@ -1,13 +1,16 @@
-"""Each service key's deliveries made one at a time, by the key's *run*: at most one rq
-job of the key's at once, on the webhooks' queue (:mod:`.jobs`).
+"""Each service key's deliveries made by the key's *run*: at most one rq job of the key's
+at once, on the webhooks' queue (:mod:`.jobs`).
 
-A run's job makes the key's attempts that are due (a redelivery asked for first, then the
-queue whose head has waited longest), one after another, for a turn of
-:data:`TURN_SECONDS`, then queues the run's next job at the back of the queue: now if
-something is due, else for when the earliest is. So a key never has two attempts at once,
-and every key with something due gets a worker in turn: a key whose receivers hang holds
-one delivery worker at a time (each attempt 10 s at most), whatever the number of its
-endpoints and games, and the keys behind it are served by the others.
+A run's job reads the new events of the key's games that changed (``unread``: each
+commit marks its game, and wakes the run) into deliveries, and makes the key's attempts
+that are due (the redeliveries asked for first, then
+the queues whose heads have waited longest), up to :data:`ATTEMPTS_AT_ONCE` at once, never
+two of one (endpoint, game) queue, for a turn of :data:`TURN_SECONDS`, then queues the
+run's next job at the back of the queue: now if something is due, else for when the
+earliest is. So each game's deliveries to an endpoint go in order, and every key with
+something due gets a worker in turn: a key whose receivers hang holds one delivery worker
+at a time (each attempt 10 s at most), whatever the number of its endpoints and games, and
+the keys behind it are served by the others.
 
 Keys (store.py): ``due`` (a sorted set of the key's queues, "<endpoint> <game>", by when
 their head is due, in ms), ``redo`` (the redeliveries asked for, "<endpoint> <message>",
@@ -22,13 +25,18 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Collection
 
 from ..connections import Client
-from ..keys import webhook_asked, webhook_due, webhook_redo, webhook_runner
+from ..keys import webhook_asked, webhook_due, webhook_redo, webhook_runner, webhook_unread
 from .store import member
 
 #: How long a run's job starts attempts before it queues the next job of the run.
 TURN_SECONDS = 2.0
+#: A key's attempts under way at once (each of its own queue: a game's deliveries to an
+#: endpoint stay in order): a platform relaying many games gets each one's events as
+#: soon as another's, not after them.
+ATTEMPTS_AT_ONCE = 16
 #: How long a run's record outlives the time its job was due or started.
 MARGIN_MS = 60_000
 #: A redelivery asked for again within this time of the last is the same (an attempt's
@@ -60,8 +68,9 @@ redis.call('SET', KEYS[1], '0 ' .. ARGV[1], 'PX', ARGV[2])
 return 1
 """
 
-#: KEYS[1] the runner, KEYS[2] the due set, KEYS[3] the redo set. ARGV[1] the job's
-#: token, ARGV[2] now (ms), ARGV[3] not before (ms), ARGV[4] the margin (ms).
+#: KEYS[1] the runner, KEYS[2] the due set, KEYS[3] the redo set, KEYS[4] the unread
+#: games. ARGV[1] the job's token, ARGV[2] now (ms), ARGV[3] not before (ms), ARGV[4] the
+#: margin (ms).
 #: When the run's next job is due (ms); -1: nothing waits, the run ends; -2: the run is
 #: no longer this job's.
 _NEXT = """
@@ -71,7 +80,7 @@ if value and string.match(value, ' (.+)$') ~= ARGV[1] then
 end
 local now = tonumber(ARGV[2])
 local at = nil
-if redis.call('ZCARD', KEYS[3]) > 0 then
+if redis.call('ZCARD', KEYS[3]) > 0 or redis.call('SCARD', KEYS[4]) > 0 then
   at = now
 end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
@@ -129,9 +138,43 @@ class Runs:
     def next(self, owner: str, token: str, now: float, not_before: float) -> float | None:
         """When the run's next job is due (UNIX time, not before ``not_before``), the
         record saying so; None if the run ends (nothing waits) or is not ``token``'s."""
-        keys = [webhook_runner(owner), webhook_due(owner), webhook_redo(owner)]
+        keys = [
+            webhook_runner(owner),
+            webhook_due(owner),
+            webhook_redo(owner),
+            webhook_unread(owner),
+        ]
         at = int(self._next(keys=keys, args=[token, _ms(now), _ms(not_before), MARGIN_MS]))
         return None if at < 0 else at / 1000.0
+
+    def unread(self, owner: str, most: int) -> list[str]:
+        """Up to ``most`` of the key's games whose new events are to be read (each taken:
+        a commit after this one marks its game again)."""
+        return [str(g) for g in self.client.spop(webhook_unread(owner), most) or []]
+
+    def take_many(
+        self, owner: str, now: float, busy: Collection[str], most: int
+    ) -> list[tuple[str, str, str]]:
+        """Up to ``most`` things due, as :meth:`take` answers them: the redeliveries asked
+        for first, then the queues due by ``now``, earliest first, but those in ``busy``
+        (members "<endpoint> <game>" with an attempt under way)."""
+        found: list[tuple[str, str, str]] = []
+        while len(found) < most:
+            redo = self.client.zpopmin(webhook_redo(owner))
+            if not redo:
+                break
+            endpoint_id, _, message_id = str(redo[0][0]).partition(" ")
+            found.append(("redo", endpoint_id, message_id))
+        if len(found) < most:
+            due = self.client.zrangebyscore(
+                webhook_due(owner), "-inf", _ms(now), start=0, num=most + len(busy)
+            )
+            for entry in due:
+                if str(entry) in busy or len(found) == most:
+                    continue
+                endpoint_id, _, game_id = str(entry).partition(" ")
+                found.append(("queue", endpoint_id, game_id))
+        return found
 
     def take(self, owner: str, now: float) -> tuple[str, str, str] | None:
         """The next thing due: ("redo", endpoint, message), a redelivery asked for (no
