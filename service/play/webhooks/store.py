@@ -426,7 +426,7 @@ class WebhookStore:
             webhook_log(owner, endpoint_id),
             webhook_pending(owner),
         ]
-        args = [message.id, orjson.dumps(delivery), endpoint_id, self.ttl, LOG_LENGTH]
+        args: list[Any] = [message.id, orjson.dumps(delivery), endpoint_id, self.ttl, LOG_LENGTH]
         self._log_alone(keys=keys, args=args)
         return delivery
 
