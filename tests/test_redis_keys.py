@@ -55,6 +55,7 @@ PINNED: list[tuple[Callable[..., str], tuple[object, ...], dict[str, object], st
     (keys.webhook_due, (OWNER,), {}, "scopa:hooks:{acme}:due"),
     (keys.webhook_redo, (OWNER,), {}, "scopa:hooks:{acme}:redo"),
     (keys.webhook_asked, (OWNER,), {}, "scopa:hooks:{acme}:asked"),
+    (keys.webhook_unread, (OWNER,), {}, "scopa:hooks:{acme}:unread"),
     (keys.webhook_runner, (OWNER,), {}, "scopa:hooks:{acme}:runner"),
     (keys.webhook_gone, (OWNER,), {}, "scopa:hooks:{acme}:gone"),
 ]
@@ -129,6 +130,7 @@ def test_the_names_used_together_share_a_cluster_slot() -> None:
             keys.webhook_due(OWNER),
             keys.webhook_redo(OWNER),
             keys.webhook_asked(OWNER),
+            keys.webhook_unread(OWNER),
             keys.webhook_runner(OWNER),
             keys.webhook_gone(OWNER),
         ],
