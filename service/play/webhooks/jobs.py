@@ -36,7 +36,7 @@ from .queueing import HookSettings, span
 from .recording import payer, queue_run, record, wake
 from .schedule import ATTEMPTS_AT_ONCE, TURN_SECONDS, Runs
 from .sending import Attempt, send
-from .store import LOG_LENGTH, WebhookStore, member
+from .store import LOG_LENGTH, Endpoint, WebhookStore, member
 
 log = logging.getLogger(__name__)
 #: The attempts a delivery keeps in its record (the latest).
@@ -127,6 +127,12 @@ def game_of(message_id: str) -> str:
     return "" if name.startswith("ping_") else name.split(".", 1)[0]
 
 
+def _send(endpoint: Endpoint, delivery: dict[str, Any], settings: HookSettings) -> Attempt:
+    """One attempt of ``delivery`` to ``endpoint``, signed with each of its secrets now."""
+    secrets = endpoint.signing_secrets(time.time())
+    return send(endpoint.url, secrets, delivery["id"], delivery["body"], allow=settings.allow)
+
+
 def _attempted(delivery: dict[str, Any], attempt: Attempt, *, manual: bool) -> dict[str, Any]:
     attempts = [*delivery["attempts"], {**attempt.to_dict(), "manual": manual}]
     return {**delivery, "attempts": attempts[-KEPT_ATTEMPTS:]}
@@ -159,13 +165,7 @@ def _step(
         head = hooks.queue(owner, endpoint_id, game_id)[:1]
         hooks.settle(owner, endpoint_id, {"id": "".join(head), "game": game_id}, leaves=True)
         return 0
-    attempt = send(
-        endpoint.url,
-        endpoint.signing_secrets(time.time()),
-        delivery["id"],
-        delivery["body"],
-        allow=settings.allow,
-    )
+    attempt = _send(endpoint, delivery, settings)
     delivery = _attempted(delivery, attempt, manual=False)
     now = time.time()
     if attempt.delivered:
@@ -199,13 +199,7 @@ def _redeliver(
     delivery = hooks.delivery(owner, endpoint_id, message_id)
     if endpoint is None or delivery is None or delivery.get("game_deleted"):
         return 0
-    attempt = send(
-        endpoint.url,
-        endpoint.signing_secrets(time.time()),
-        delivery["id"],
-        delivery["body"],
-        allow=settings.allow,
-    )
+    attempt = _send(endpoint, delivery, settings)
     delivery = _attempted(delivery, attempt, manual=True)
     if attempt.delivered:
         delivery |= {"status": "succeeded", "next_attempt_at": None}
