@@ -33,6 +33,7 @@ from .api.json_provider import OrjsonProvider
 from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
+from .api.resources.webhooks import payloads as webhook_payloads
 from .play import GameStore, connections, queues
 
 API_DESCRIPTION = """\
@@ -191,6 +192,7 @@ def create_app(
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    webhook_payloads.install(api.spec)  # the spec's top-level webhooks
     commands.install(app)  # (once every view is registered)
     spec_document.install(app, api)
     check_plain(app)

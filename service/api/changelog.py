@@ -33,6 +33,9 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "New operation `testWebhook`, `POST /v1/webhooks/{endpoint_id}/test`: a signed "
             "`ping` to the endpoint, in its delivery log (`WebhookDeliveryType` adds `ping`; "
             "a delivery's `game` is null for it), counted as a redelivery.",
+            "The spec has a top-level `webhooks` (OpenAPI 3.1): each event type's body, "
+            "`<Type>Webhook` in the components (`TurnStartedWebhook`, ...), every field "
+            "and nothing more.",
             "Webhooks: every turn has its `turn.started` (with `deadline` null for a turn "
             "taken before its event was read), however fast moves are relayed.",
             "Every operation with query parameters refuses one it does not declare (422, "
