@@ -5,7 +5,6 @@ every failed one since a time); their policies are in
 
 from __future__ import annotations
 
-import secrets
 import time
 from typing import Any
 
@@ -114,7 +113,7 @@ def test(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | 
     endpoint_id = body["endpoint_id"]
     endpoint_of(ctx, owner, endpoint_id)
     store = hooks(ctx)
-    message = ping(endpoint_id, f"msg_ping_{secrets.token_urlsafe(12)}", time.time())
+    message = ping(endpoint_id, time.time())
     delivery = store.log_alone(owner, endpoint_id, message)
     jobs.ask_redelivery(store, ctx.queue.connection, owner, endpoint_id, message.id)
     return Outcome(status=202, value=delivery)

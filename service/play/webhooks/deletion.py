@@ -54,7 +54,7 @@ def before_delete(
         if hooks.queue(owner, endpoint.id, game_id):
             runs.due(owner, endpoint.id, game_id, now)
     runs.due(owner, SWEEP, game_id, now + DRAIN_SECONDS)
-    wake(hooks, connection, owner)
+    wake(hooks.client, connection, owner)
 
 
 def give_up(hooks: WebhookStore, runs: Runs, owner: str, endpoint_id: str, game_id: str) -> None:

@@ -13,6 +13,7 @@ makes messages of the same ids.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -46,8 +47,10 @@ EVENT_TYPES = (
 PING = "ping"
 
 
-def ping(endpoint_id: str, message_id: str, now: float) -> Message:
-    """A signed test message to an endpoint (of no game)."""
+def ping(endpoint_id: str, now: float) -> Message:
+    """A test message to an endpoint (of no game), with an id of its own:
+    ``msg_ping_<random>``."""
+    message_id = f"msg_{PING}_{secrets.token_urlsafe(12)}"
     body = {
         "id": message_id,
         "type": PING,
@@ -55,6 +58,12 @@ def ping(endpoint_id: str, message_id: str, now: float) -> Message:
         "data": {"endpoint": endpoint_id},
     }
     return Message(message_id, PING, "", orjson.dumps(body).decode())
+
+
+def game_of(message_id: str) -> str:
+    """The game a message id names (``msg_<game>.<n>...``; a ping's names none: "")."""
+    name = message_id.removeprefix("msg_")
+    return "" if name.startswith(f"{PING}_") else name.split(".", 1)[0]
 
 
 #: The log's events after which the turn passes (to someone, or to the next hand).

@@ -6,9 +6,8 @@ computer players:
   games that changed gained in their event logs into one delivery per endpoint that
   asked for its type, queued per (endpoint, game) in the log's order (:func:`record`),
   and makes the key's attempts due, several at once (never two of one queue), for a
-  turn. A queue's deliveries go one
-  after another, each
-  only once the one before it was delivered (or given up): on a failure the queue is due
+  turn. A queue's deliveries go one after another, each only once the one before it
+  was delivered (or given up): on a failure the queue is due
   again after the delay the retry schedule gives; past the schedule the delivery is
   given up and the endpoint disabled, saying why. A redelivery asked for by the
   platform (:func:`ask_redelivery`) is one more attempt, made by the run too.
@@ -32,6 +31,7 @@ import rq
 from ..budget import Budget
 from ..workers import game_store, worker_settings
 from . import deletion
+from .events import game_of
 from .queueing import HookSettings, span
 from .recording import payer, queue_run, record, wake
 from .schedule import ATTEMPTS_AT_ONCE, TURN_SECONDS, Runs
@@ -64,7 +64,7 @@ def dispatch(game_id: str) -> int:
     hooks = WebhookStore(store.redis, store.ttl)
     owner, recorded = record(store, hooks, game_id, worker_settings().webhooks.max_pending)
     if recorded and owner is not None:
-        wake(hooks, _connection(), owner)
+        wake(hooks.client, _connection(), owner)
     return recorded
 
 
@@ -100,7 +100,7 @@ def run(owner: str, token: str) -> int:
                 record(store, hooks, game_id, settings.webhooks.max_pending)
             busy = set(under_way.values())
             free = ATTEMPTS_AT_ONCE - len(under_way)
-            for kind, endpoint_id, name in runs.take_many(owner, time.time(), busy, free):
+            for kind, endpoint_id, name in runs.take(owner, time.time(), busy, free):
                 game = name if kind == "queue" else game_of(name)
                 under_way[pool.submit(attempt, kind, endpoint_id, name)] = member(endpoint_id, game)
             if not under_way:
@@ -119,12 +119,6 @@ def run(owner: str, token: str) -> int:
     if wait:
         log.info("webhooks of %s put off %.0f s: its budget is spent", owner, wait)
     return made
-
-
-def game_of(message_id: str) -> str:
-    """The game a message id names (``msg_<game>.<n>``; a ping's names none: "")."""
-    name = message_id.removeprefix("msg_")
-    return "" if name.startswith("ping_") else name.split(".", 1)[0]
 
 
 def _send(endpoint: Endpoint, delivery: dict[str, Any], settings: HookSettings) -> Attempt:
@@ -216,7 +210,7 @@ def ask_redelivery(
     (:data:`.schedule.REDO_SPACING_SECONDS`), it is not asked twice: False."""
     if not Runs(hooks.client).ask(owner, endpoint_id, message_id, hooks.ttl):
         return False
-    wake(hooks, connection, owner)
+    wake(hooks.client, connection, owner)
     return True
 
 
@@ -237,7 +231,7 @@ def ask_recovery(
         ):
             asked.append(delivery["id"])
     if asked:
-        wake(hooks, connection, owner)
+        wake(hooks.client, connection, owner)
     return asked
 
 
@@ -248,7 +242,7 @@ def resume(hooks: WebhookStore, connection: redis.Redis, owner: str, endpoint_id
     now = time.time()
     for game_id in hooks.queued_games(owner, endpoint_id):
         runs.due(owner, endpoint_id, game_id, now)
-    wake(hooks, connection, owner)
+    wake(hooks.client, connection, owner)
 
 
 def deliver(owner: str, endpoint_id: str, game_id: str) -> int:
@@ -256,7 +250,7 @@ def deliver(owner: str, endpoint_id: str, game_id: str) -> int:
     hooks = _hooks()
     if hooks.queue(owner, endpoint_id, game_id):
         Runs(hooks.client).due(owner, endpoint_id, game_id, time.time())
-        wake(hooks, _connection(), owner)
+        wake(hooks.client, _connection(), owner)
     return 0
 
 

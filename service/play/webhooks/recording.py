@@ -50,15 +50,13 @@ def announce(connection: redis.Redis, client: Client, game: Game) -> None:
         pipe.sadd(webhook_unread(owner), game.id)
         pipe.expire(webhook_unread(owner), UNREAD_TTL_SECONDS)
         pipe.execute()
-    token = Runs(client).wake(owner, time.time())
-    if token is not None:
-        queue_run(connection, owner, token, 0.0)
+    wake(client, connection, owner)
 
 
-def wake(hooks: WebhookStore, connection: redis.Redis, owner: str) -> None:
+def wake(client: Client, connection: redis.Redis, owner: str) -> None:
     """Queue a job of ``owner``'s run (on the job queue's ``connection``) unless its run
-    is on already."""
-    token = Runs(hooks.client).wake(owner, time.time())
+    is on already (its record on the games' Redis, ``client``)."""
+    token = Runs(client).wake(owner, time.time())
     if token is not None:
         queue_run(connection, owner, token, 0.0)
 

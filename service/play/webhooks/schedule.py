@@ -152,11 +152,12 @@ class Runs:
         a commit after this one marks its game again)."""
         return [str(g) for g in self.client.spop(webhook_unread(owner), most) or []]
 
-    def take_many(
+    def take(
         self, owner: str, now: float, busy: Collection[str], most: int
     ) -> list[tuple[str, str, str]]:
-        """Up to ``most`` things due, as :meth:`take` answers them: the redeliveries asked
-        for first, then the queues due by ``now``, earliest first, but those in ``busy``
+        """Up to ``most`` things due: ("redo", endpoint, message), the redeliveries asked
+        for first (no longer waiting once taken); then ("queue", endpoint, game), the
+        queues whose heads are due by ``now``, earliest first, but those in ``busy``
         (members "<endpoint> <game>" with an attempt under way)."""
         found: list[tuple[str, str, str]] = []
         while len(found) < most:
@@ -175,20 +176,6 @@ class Runs:
                 endpoint_id, _, game_id = str(entry).partition(" ")
                 found.append(("queue", endpoint_id, game_id))
         return found
-
-    def take(self, owner: str, now: float) -> tuple[str, str, str] | None:
-        """The next thing due: ("redo", endpoint, message), a redelivery asked for (no
-        longer waiting once taken); or ("queue", endpoint, game), the queue whose head
-        is due first; None if nothing is due by ``now``."""
-        redo = self.client.zpopmin(webhook_redo(owner))
-        if redo:
-            endpoint_id, _, message_id = str(redo[0][0]).partition(" ")
-            return "redo", endpoint_id, message_id
-        due = self.client.zrangebyscore(webhook_due(owner), "-inf", _ms(now), start=0, num=1)
-        if due:
-            endpoint_id, _, game_id = str(due[0]).partition(" ")
-            return "queue", endpoint_id, game_id
-        return None
 
     def ask(self, owner: str, endpoint_id: str, message_id: str, ttl: int) -> bool:
         """Ask for a redelivery; False if one of it was asked for less than
