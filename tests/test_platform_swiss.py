@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from flask.testing import FlaskClient
 
-from tests.test_webhooks import Receiver, key, keyed, register, wait_for  # noqa: F401
+from tests.test_webhooks import key, keyed, registered, wait_for  # noqa: F401
 
 PLAYERS = [f"u-{n}" for n in range(1, 9)]
 EVENT = {"event": "swiss-7"}
@@ -68,11 +68,7 @@ def test_a_two_round_swiss_on_one_key(
     keyed: Callable[..., FlaskClient],  # noqa: F811
     start_worker: Callable[..., subprocess.Popen[bytes]],
 ) -> None:
-    receiver = Receiver()
-    allow = f"127.0.0.1:{receiver.port}"
-    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
-    endpoint = register(client, receiver.url, ["game.over", "turn.started"])
-    receiver.load(endpoint["secret"])
+    receiver, allow, client, _ = registered(keyed, ["game.over", "turn.started"])
     receiver.up()
     start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow)
     try:

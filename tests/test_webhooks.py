@@ -530,6 +530,20 @@ def register(client: FlaskClient, url: str, events: list[str] | None = None) -> 
     return endpoint
 
 
+def registered(
+    keyed: Callable[..., FlaskClient], events: list[str] | None = None
+) -> tuple[Receiver, str, FlaskClient, dict[str, Any]]:
+    """The docs' receiver on a free port (not up yet) and its host, which a client of the
+    key acme allows (http, loopback); the key's endpoint there, for ``events`` (all of
+    them), whose secret the receiver verifies with."""
+    receiver = Receiver()
+    allow = f"127.0.0.1:{receiver.port}"
+    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
+    endpoint = register(client, receiver.url, events)
+    receiver.load(endpoint["secret"])
+    return receiver, allow, client, endpoint
+
+
 def deliveries(client: FlaskClient, endpoint_id: str) -> list[dict[str, Any]]:
     """Every delivery of the endpoint's log, oldest first (paging through ``next``)."""
     found: list[dict[str, Any]] = []
@@ -580,11 +594,7 @@ def test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order(
     down for 30 s in the middle: once it is back, it has every delivery, each verified
     by the standardwebhooks package, in the order of the game's log; the delivery log
     says each succeeded, and shows the attempts that failed meanwhile."""
-    receiver = Receiver()
-    allow = f"127.0.0.1:{receiver.port}"
-    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
-    endpoint = register(client, receiver.url)
-    receiver.load(endpoint["secret"])
+    receiver, allow, client, endpoint = registered(keyed)
     receiver.up()
     start_worker(
         "--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE=SHORT_SCHEDULE
@@ -735,11 +745,7 @@ def test_a_disabled_endpoint_enabled_again_gets_what_waited_in_order(
     back: every event that waited arrives, in the game's order, from where they stopped (the
     one given up stays failed); PATCH ``enabled`` false: the next wait again, and ``events``
     narrows what is recorded from then on (docs/platforms.md, "Managing an endpoint")."""
-    receiver = Receiver()
-    allow = f"127.0.0.1:{receiver.port}"
-    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
-    endpoint = register(client, receiver.url)
-    receiver.load(endpoint["secret"])
+    receiver, allow, client, endpoint = registered(keyed)
     url = f"/v1/webhooks/{endpoint['id']}"
     start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow, WEBHOOK_RETRY_SCHEDULE="1")
     created = client.post(
@@ -810,11 +816,7 @@ def test_a_test_message_is_a_signed_ping_in_the_delivery_log(
     """POST /v1/webhooks/{id}/test: the receiver gets a ping it verifies (the endpoint's id
     in its data, no game), the delivery log lists it as succeeded; to a disabled endpoint
     too; another key's endpoint is a 404."""
-    receiver = Receiver()
-    allow = f"127.0.0.1:{receiver.port}"
-    client = keyed(WEBHOOK_ALLOW_HOSTS=allow)
-    endpoint = register(client, receiver.url)
-    receiver.load(endpoint["secret"])
+    receiver, allow, client, endpoint = registered(keyed)
     receiver.up()
     start_worker("--only-webhooks", WEBHOOK_ALLOW_HOSTS=allow)
     url = f"/v1/webhooks/{endpoint['id']}"

@@ -239,12 +239,12 @@ def default_env() -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def background_worker(redis_url: str, env: dict[str, str], log: Path) -> Iterator[int]:
-    """``python -m service.worker`` in a session of its own, killed (with its
-    work-horse) when done: what it has queued is not waited for."""
+def background_worker(redis_url: str, env: dict[str, str], log: Path, *args: str) -> Iterator[int]:
+    """``python -m service.worker`` (with ``args``) in a session of its own, killed (with
+    its work-horse) when done: what it has queued is not waited for."""
     with open(log, "ab") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "service.worker"],
+            [sys.executable, "-m", "service.worker", *args],
             cwd=ROOT,
             env={**os.environ, **env, "REDIS_URL": redis_url},
             stdin=subprocess.DEVNULL,

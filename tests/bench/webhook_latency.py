@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import signal
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -37,9 +34,9 @@ import requests
 from standardwebhooks.webhooks import Webhook
 
 from service.play.webhooks.events import EVENT_TYPES
-from tests.bench.hostile import default_env, percentile, tree_cpu_seconds
+from tests.bench.hostile import background_worker, default_env, percentile, tree_cpu_seconds
 from tests.devredis import RedisServer
-from tests.live import DEFAULT_ENV, ROOT, LiveService, free_port
+from tests.live import DEFAULT_ENV, LiveService, free_port
 
 KEY_SECRET = "bench-key-secret-0123456789abcdefghijklmnop"
 TIMEOUT = 30.0
@@ -97,27 +94,11 @@ class Receiver:
 def workers(redis_url: str, env: dict[str, str], log: Path) -> Iterator[list[int]]:
     """``make run``'s workers: one background worker and two webhook workers, each in a
     session of its own, killed when done."""
-    processes = []
-    with open(log, "ab") as out:
-        for args in ([], ["--only-webhooks"], ["--only-webhooks"]):
-            processes.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "service.worker", *args],
-                    cwd=ROOT,
-                    env={**os.environ, **env, "REDIS_URL": redis_url},
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            )
-    try:
-        yield [p.pid for p in processes]
-    finally:
-        for process in processes:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
+    with contextlib.ExitStack() as stack:
+        yield [
+            stack.enter_context(background_worker(redis_url, env, log, *args))
+            for args in ((), ("--only-webhooks",), ("--only-webhooks",))
+        ]
 
 
 def call(session: requests.Session, method: str, url: str, **kwargs: Any) -> requests.Response:
