@@ -74,6 +74,32 @@ def children_of(pid: int) -> list[int]:
     return sorted(set(found))
 
 
+def burst_worker(redis_url: str) -> None:
+    """Run a background worker (``--burst``) on ``redis_url`` until every job queued is
+    done: computer players with a 3 ms expert, in 1 s slices. Fails if it fails, or takes
+    over two minutes."""
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "SERVER_SECRET": "x" * 40,
+        "EXPERT_BUDGET_MS": "3",
+        "BOT_SLICE_SECONDS": "1",
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "service.worker", "--burst"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        assert worker.wait(120) == 0
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+
+
 class LiveService:
     """``gunicorn -c deploy/gunicorn.conf.py 'service.app:create_app()'`` on a free port.
 

@@ -45,6 +45,10 @@ PINNED: list[tuple[Callable[..., str], tuple[object, ...], dict[str, object], st
     (keys.budget, ("a:2001:db8::/64", -1), {}, "scopa:budget:{a:2001:db8::/64}:-1"),
     (keys.stream_leases, ("g:Xy7_abc:1",), {}, "scopa:streams:{g:Xy7_abc:1}"),
     (keys.stream_leases, ("a:198.51.100.0/24",), {}, "scopa:streams:{a:198.51.100.0/24}"),
+    (keys.key_feed, (OWNER,), {}, "scopa:feed:{acme}"),
+    (keys.key_feed_state, (OWNER,), {}, "scopa:feed:{acme}:state"),
+    (keys.key_feed_cursor, (OWNER, GAME), {}, "scopa:feed:{acme}:at:Xy7_abc"),
+    (keys.key_feed_channel, (OWNER,), {}, "scopa:feed:{acme}:news"),
     (keys.webhook_endpoints, (OWNER,), {}, "scopa:hooks:{acme}:endpoints"),
     (keys.webhook_cursors, (OWNER,), {}, "scopa:hooks:{acme}:cursor"),
     (keys.webhook_pending, (OWNER,), {}, "scopa:hooks:{acme}:pending"),
@@ -108,7 +112,7 @@ def test_a_games_listings_are_its_owners_and_each_players_once() -> None:
 
 def test_the_names_used_together_share_a_cluster_slot() -> None:
     """What one script or transaction touches is in one slot: a game's keys and the
-    channels its commits publish on, a service key's listings and webhook records, a
+    channels its commits publish on, a service key's listings, webhook records and feed, a
     rate check's two windows, a payer's two windows."""
     together = [
         [
@@ -133,6 +137,12 @@ def test_the_names_used_together_share_a_cluster_slot() -> None:
             keys.webhook_unread(OWNER),
             keys.webhook_runner(OWNER),
             keys.webhook_gone(OWNER),
+        ],
+        [
+            keys.key_feed(OWNER),
+            keys.key_feed_state(OWNER),
+            keys.key_feed_cursor(OWNER, GAME),
+            keys.key_feed_channel(OWNER),
         ],
         [keys.rate_counter("requests", "t:ab12", w) for w in (41, 42)],
         [keys.budget("key:acme", w) for w in (41, 42)],

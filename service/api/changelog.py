@@ -7,6 +7,17 @@ from __future__ import annotations
 #: (version, what changed for clients), newest first.
 CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
+        "1.4.0",
+        (
+            "New operation `streamKeyEvents`, `GET /v1/events` (service key only): every "
+            "event of every game the key owns in one server-sent event stream, each "
+            "game's in the order of its log and as its spectators see it, as "
+            '`{"game_id", "event"}`; resumed with `Last-Event-ID` on any instance (ids '
+            "`<ms>-<n>`), `event: missed` when what followed is no longer kept. Limited "
+            "per key by the new setting `STREAM_LIMIT_PER_KEY` (4).",
+        ),
+    ),
+    (
         "1.3.0",
         (
             "`GameView` has `series`: the matches over in the series a match belongs to (it "

@@ -24,6 +24,11 @@ argument; the slot is the tag's)::
     scopa:rate:{<quota>:<who>}:<window>   integer: a rate limit's count in one window
     scopa:budget:{<payer>}:<window>       integer: a payer's milliseconds in one window
     scopa:streams:{<holder>}              sorted set: the leases of a holder's streams
+    scopa:feed:{<owner>}                  stream: the key's events, as its stream carries them
+    scopa:feed:{<owner>}:state            hash: since when the key's events are kept, and
+                                          the last one trimmed away
+    scopa:feed:{<owner>}:at:<game>        integer: how much of the game's log is in the feed
+    scopa:feed:{<owner>}:news             shard channel: the feed's last id, at each append
     scopa:hooks:{<owner>}:endpoints       hash: a service key's webhook endpoints
     scopa:hooks:{<owner>}:cursor          hash: how much of each game's log was sent
     scopa:hooks:{<owner>}:pending         hash: each endpoint's deliveries waiting
@@ -53,6 +58,7 @@ RATE = ROOT + "rate:"
 BUDGET = ROOT + "budget:"
 STREAMS = ROOT + "streams:"
 WEBHOOKS = ROOT + "hooks:"
+FEED = ROOT + "feed:"
 
 
 def _tagged(prefix: str, tag: str) -> str:
@@ -133,6 +139,26 @@ def budget(payer: str, window: int) -> str:
 def stream_leases(holder: str) -> str:
     """The leases of the streams ``holder`` has open, by expiry (the holder's slot)."""
     return _tagged(STREAMS, holder)
+
+
+def key_feed(owner: str) -> str:
+    """The key's events, every game's, in the order appended (the owner's slot)."""
+    return _tagged(FEED, owner)
+
+
+def key_feed_state(owner: str) -> str:
+    """Since when the key's feed is kept, and the last entry trimmed off it (the owner's slot)."""
+    return key_feed(owner) + ":state"
+
+
+def key_feed_cursor(owner: str, game_id: str) -> str:
+    """How much of the game's log the key's feed holds (the owner's slot)."""
+    return f"{key_feed(owner)}:at:{game_id}"
+
+
+def key_feed_channel(owner: str) -> str:
+    """The shard channel each append to the key's feed publishes on (the owner's slot)."""
+    return key_feed(owner) + ":news"
 
 
 def _webhooks(owner: str) -> str:

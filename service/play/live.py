@@ -23,6 +23,10 @@ it stands. The log is the truth: a message extends a feed only where it starts e
 where the feed ends (messages of one channel come in the order of the commits), and
 any other has the feed read the log.
 
+A key's stream (``GET /v1/events``) waits on a :class:`Signal` of the same hub: the
+key's feed channel, on which each append publishes (:mod:`.key_feed`); it reads the feed
+itself when woken.
+
 Reactions (emotes a seat sends) come on the game's sibling channel, which the hub
 listens to with the commits one: the feed keeps the last few for some seconds, and each
 follower takes those that came after it started following, with its next read of the log
@@ -43,6 +47,7 @@ import threading
 import time
 import weakref
 from collections import deque
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import orjson
@@ -107,11 +112,36 @@ class Read(NamedTuple):
         return held is not None and hmac.compare_digest(held, token_hash)
 
 
-class Feed:
+class Waiters:
+    """The events of the streams waiting on something, set when it changes; and
+    ``hearing``, set once Redis confirmed the subscription that tells of changes."""
+
+    def __init__(self) -> None:
+        self.hearing = threading.Event()
+        self._waiting_lock = threading.Lock()
+        self._waiters: set[threading.Event] = set()
+
+    def add(self, waiter: threading.Event) -> None:
+        with self._waiting_lock:
+            self._waiters.add(waiter)
+
+    def discard(self, waiter: threading.Event) -> None:
+        with self._waiting_lock:
+            self._waiters.discard(waiter)
+
+    def _wake(self) -> None:
+        with self._waiting_lock:
+            waiters = list(self._waiters)
+        for waiter in waiters:
+            waiter.set()
+
+
+class Feed(Waiters):
     """One game's event log as this process has read it, from the position its first
     reader asked for on; and its followers, woken when it changes."""
 
     def __init__(self, game_id: str, store: GameStore) -> None:
+        super().__init__()
         self.game_id = game_id
         self.followers = 0
         self._store = store
@@ -122,23 +152,13 @@ class Feed:
         self._announced = 0  # the log length the latest commit published
         self._stale = True  # read the log again, whatever was announced
         self._read_at = 0.0
-        self._lock = threading.Lock()  # the fields above, and the waiters
+        self._lock = threading.Lock()  # the fields above
         self._reading = threading.Lock()  # one read of Redis at a time
-        self._waiters: set[threading.Event] = set()
         #: The latest reactions: (their number, when they came, the reaction).
         self._reactions: deque[tuple[int, float, dict[str, Any]]] = deque(maxlen=KEPT_REACTIONS)
         self._reacted = 0  # how many reactions came (the number of the latest)
-        #: Set once Redis confirmed the reactions' channel: from then on no reaction
-        #: sent to the game is missed (a reaction is only ever published, never kept).
-        self.hearing = threading.Event()
-
-    def add(self, waiter: threading.Event) -> None:
-        with self._lock:
-            self._waiters.add(waiter)
-
-    def discard(self, waiter: threading.Event) -> None:
-        with self._lock:
-            self._waiters.discard(waiter)
+        # (hearing: set once Redis confirmed the reactions' channel: from then on no
+        # reaction sent to the game is missed, a reaction being only ever published.)
 
     def announce(self, commit: Commit | None) -> None:
         """(The subscriber's thread.) A commit's message, or (None) the subscription was
@@ -203,12 +223,6 @@ class Feed:
             self._stale = True
         self._wake()
 
-    def _wake(self) -> None:
-        with self._lock:
-            waiters = list(self._waiters)
-        for waiter in waiters:
-            waiter.set()
-
     def refresh(self, max_age: float) -> None:
         """Have the next :meth:`since` read the log again if it was last read more than
         ``max_age`` seconds ago (a missed message, or a game that expired)."""
@@ -269,17 +283,41 @@ class Feed:
             self._read_at = time.monotonic()
 
 
-class Follower:
-    """One stream's hold on a game's feed: read with :meth:`since`, then :meth:`wait`
-    for news; :meth:`close` it when the stream ends."""
+class Hold:
+    """One stream's hold on what wakes it (its game's :class:`Feed`, or a
+    :class:`Signal`): :meth:`wait` for news; :meth:`close` it when the stream ends."""
 
-    def __init__(self, hub: Hub, feed: Feed) -> None:
-        self._hub = hub
-        self.feed = feed
+    def __init__(self, waiters: Waiters, leave: Callable[[], None]) -> None:
+        self._waiters = waiters
+        self._leave = leave
         self._news = threading.Event()
         self._closed = False
+        waiters.add(self._news)
+
+    def hearing(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for Redis to confirm the subscription (at once
+        if it has); whether it did. What is published after it is not missed."""
+        return self._waiters.hearing.wait(timeout)
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for news; whether some came."""
+        return self._news.wait(timeout)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._waiters.discard(self._news)
+            self._leave()
+
+
+class Follower(Hold):
+    """A game stream's hold on its game's feed: read with :meth:`since`, then
+    :meth:`wait` for news."""
+
+    def __init__(self, hub: Hub, feed: Feed) -> None:
+        super().__init__(feed, lambda: hub.leave(feed))
+        self.feed = feed
         self._reactions_seen = feed.reacted  # none that came before it followed
-        feed.add(self._news)
 
     def since(self, start: int) -> Read:
         """The events from ``start`` on, and the tokens they go with (see
@@ -293,21 +331,29 @@ class Follower:
         self._reactions_seen = seen  # (only once read: a failed read loses none)
         return read._replace(reactions=reactions) if reactions else read
 
-    def hearing(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for Redis to confirm the game's reactions
-        channel (at once if it has); whether it did. A stream that starts after this
-        misses no reaction sent once its state is sent."""
-        return self.feed.hearing.wait(timeout)
 
-    def wait(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds for news; whether some came."""
-        return self._news.wait(timeout)
+class Signal(Waiters):
+    """A channel whose every message (and its subscription's confirmation) only wakes
+    whoever waits on it: a key's feed (:mod:`.key_feed`), which its streams then read."""
 
-    def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self.feed.discard(self._news)
-            self._hub.leave(self.feed)
+    def __init__(self, channel: str) -> None:
+        super().__init__()
+        self.channel = channel
+        self.followers = 0
+
+    def wake(self) -> None:
+        self._wake()
+
+
+class Watch(Hold):
+    """A key stream's hold on its feed's :class:`Signal`: :meth:`clear` before reading
+    the feed, then :meth:`wait`."""
+
+    def __init__(self, hub: Hub, signal: Signal) -> None:
+        super().__init__(signal, lambda: hub.unwatch(signal))
+
+    def clear(self) -> None:
+        self._news.clear()
 
 
 class Hub:
@@ -322,6 +368,7 @@ class Hub:
         self._lock = threading.Lock()
         self._feeds: dict[str, Feed] = {}  # by channel
         self._reacting: dict[str, Feed] = {}  # the same, by reactions channel
+        self._signals: dict[str, Signal] = {}  # by channel
         self._followers = 0
         self._changed = False
         self._closed = False
@@ -348,10 +395,7 @@ class Hub:
         HubFullError when this process follows ``capacity`` streams already."""
         channel = keys.game_log_channel(game_id)
         with self._lock:
-            if self._closed or stopping():
-                raise HubFullError("the server is shutting down")
-            if self.capacity and self._followers >= self.capacity:
-                raise HubFullError(f"{self._followers} streams are open in this process")
+            self._admit()
             feed = self._feeds.get(channel)
             if feed is None:
                 feed = self._feeds[channel] = Feed(game_id, self._store)
@@ -359,12 +403,44 @@ class Hub:
                 self._changed = True
             feed.followers += 1
             self._followers += 1
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="scopa-live-hub", daemon=True
-                )
-                self._thread.start()
+            self._start()
         return Follower(self, feed)
+
+    def watch(self, channel: str) -> Watch:
+        """Be woken by every message on ``channel`` from now on (subscribed in the
+        background: :meth:`Watch.hearing` says when Redis confirmed it). Raises
+        HubFullError as :meth:`follow` does: a watch counts as a stream."""
+        with self._lock:
+            self._admit()
+            signal = self._signals.get(channel)
+            if signal is None:
+                signal = self._signals[channel] = Signal(channel)
+                self._changed = True
+            signal.followers += 1
+            self._followers += 1
+            self._start()
+        return Watch(self, signal)
+
+    def unwatch(self, signal: Signal) -> None:
+        with self._lock:
+            signal.followers -= 1
+            self._followers -= 1
+            if signal.followers == 0 and self._signals.get(signal.channel) is signal:
+                del self._signals[signal.channel]
+                self._changed = True
+
+    def _admit(self) -> None:
+        """(Holding the lock.) Raise HubFullError unless one more stream may follow."""
+        if self._closed or stopping():
+            raise HubFullError("the server is shutting down")
+        if self.capacity and self._followers >= self.capacity:
+            raise HubFullError(f"{self._followers} streams are open in this process")
+
+    def _start(self) -> None:
+        """(Holding the lock.) Start the subscriber's thread, if it is not running."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="scopa-live-hub", daemon=True)
+            self._thread.start()
 
     def leave(self, feed: Feed) -> None:
         channel = keys.game_log_channel(feed.game_id)
@@ -381,8 +457,11 @@ class Hub:
         handler)."""
         with self._lock:
             feeds = list(self._feeds.values())
+            signals = list(self._signals.values())
         for feed in feeds:
             feed.invalidate()
+        for signal in signals:
+            signal.wake()
 
     def close(self) -> None:
         """Stop the subscriber (for tests and shutdown)."""
@@ -399,7 +478,7 @@ class Hub:
             if not self._changed:
                 return None
             self._changed = False
-            return set(self._feeds) | set(self._reacting)
+            return set(self._feeds) | set(self._reacting) | set(self._signals)
 
     def _run(self) -> None:
         pubsub: PubSub | None = None
@@ -479,6 +558,12 @@ class Hub:
         with self._lock:
             feed = self._feeds.get(channel)
             reacting = self._reacting.get(channel) if feed is None else None
+            signal = self._signals.get(channel)
+        if signal is not None:
+            if kind in ("ssubscribe", "subscribe"):
+                signal.hearing.set()
+            signal.wake()
+            return
         if reacting is not None:
             if kind in ("smessage", "message"):
                 reaction = _reaction(message["data"])

@@ -26,6 +26,7 @@ from rq.job import Job, JobStatus
 from ..engine import Status
 from . import connections
 from .game import Game
+from .key_feed import KeyFeed
 from .steps import Step
 from .store import GameStore
 from .webhooks import queueing as hook_queue
@@ -155,7 +156,8 @@ def after_commit(
     """What follows the commit of ``step``: the jobs it makes due queued
     (:func:`schedule`), a game that is over listed among its key's games that are, and
     its events announced to its key's webhooks; ``running`` is the background job that
-    committed it, if one did; ``counted`` counts it in the transport's metrics."""
+    committed it, if one did; ``counted`` counts it in the transport's metrics. Its
+    events go to its key's feed too, if it is kept (:mod:`.key_feed`)."""
     game = step.game
     if counted is not None:
         counted(step)
@@ -173,6 +175,11 @@ def after_commit(
             hook_recording.announce(queue.connection, store.redis, game)
     except connections.ERRORS as error:
         log.warning("could not index or announce the game: %s", type(error).__name__)
+    try:
+        if not imported:
+            KeyFeed(store).append(step)
+    except connections.ERRORS as error:
+        log.warning("could not add the game's events to its key's feed: %s", type(error).__name__)
 
 
 def forget(queue: rq.Queue, game: Game) -> None:

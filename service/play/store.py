@@ -62,8 +62,8 @@ from .listing import GameIndex
 from .steps import Step
 
 #: Publishes ``message`` on the shard ``channel`` (a plain channel on a Redis before 7,
-#: which has no shard channels).
-_PUBLISH = """
+#: which has no shard channels): the scripts that publish begin with it.
+PUBLISH_LUA = """
 local function publish(channel, message)
   if type(redis.pcall('SPUBLISH', channel, message)) == 'table' then
     redis.call('PUBLISH', channel, message)
@@ -85,7 +85,7 @@ end
 #: The same write sent again (redis-py retries a command whose reply was lost on a
 #: broken connection) finds its own id stored, and returns 1 without writing twice.
 _COMPARE_AND_SET = (
-    _PUBLISH
+    PUBLISH_LUA
     + r"""
 local current = redis.call('HGET', KEYS[1], 'v') or ''
 if current ~= ARGV[1] then
@@ -149,7 +149,7 @@ return {version, redis.call('LRANGE', KEYS[2], ARGV[1], -1), tokens}
 #: written); ARGV[1] the game's reactions channel, ARGV[2] the message. Published on the
 #: shard channel (a plain one on a Redis before 7), as a commit publishes.
 _PUBLISH_REACTION = (
-    _PUBLISH
+    PUBLISH_LUA
     + """
 publish(ARGV[1], ARGV[2])
 return 1
@@ -162,7 +162,7 @@ return 1
 #: no game; false if it moved on. Having deleted, publishes -1 on the channels: its
 #: streams read the game is gone.
 _DELETE = (
-    _PUBLISH
+    PUBLISH_LUA
     + """
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then

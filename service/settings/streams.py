@@ -23,6 +23,9 @@ class Streams(Section):
             never keep a game's players out
         stream_limit_per_seat: event streams open at once with one seat's token (a player's tabs and
             devices; 0: no limit); past it, 429
+        stream_limit_per_key: streams of a service key's events (`GET /v1/events`) open at once per
+            key, over every instance (0: no limit); past it, 429. They count among the key's
+            streams (`STREAM_LIMIT_PER_ADDRESS`) too
         streams_per_worker: event streams one worker holds at once, each on a thread of its own
             (`deploy/gunicorn.conf.py` gives each worker this many besides `GUNICORN_THREADS`); past
             it, 503 with `Retry-After`
@@ -33,4 +36,5 @@ class Streams(Section):
     stream_limit_per_address: int = nonnegative(20)
     stream_limit_per_game: int = nonnegative(50)
     stream_limit_per_seat: int = nonnegative(4)
+    stream_limit_per_key: int = nonnegative(4)
     streams_per_worker: int = nonnegative(200)

@@ -9,6 +9,7 @@ service/api/game_views/."""
 from .analysis import blp as analysis
 from .cards import blp as cards
 from .events import blp as events
+from .feed import blp as feed
 from .games import blp as games
 from .hands import blp as hands
 from .health import blp as health
@@ -38,4 +39,5 @@ BLUEPRINTS = (
     health,
     records,
     webhooks,
+    feed,
 )

@@ -69,6 +69,7 @@ POLICIES: dict[str, Policy] = {
     # A code alone finds its game: a quota of its own, so that codes are not guessed.
     "findInvitation": Policy(Who.ANYONE, quotas=("invitations",)),
     "streamGame": Policy(Who.VIEWER),
+    "streamKeyEvents": Policy(Who.KEY),
     "getGameRecord": Policy(Who.OWNER, cost=0.05),
     "exportGames": Policy(Who.KEY, quotas=("exports",), cost=0.3),
     # The expert's searches and the stateless analyses.

@@ -73,7 +73,8 @@ limited per client address (429) and per server process (503)."""
 SEQ = {"type": "string", "pattern": "^-?[0-9]+$", "description": "A `seq` of the log."}
 
 
-def _json(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+def json_string(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """An SSE field holding JSON of ``schema``, as the spec describes it."""
     return {
         "type": "string",
         "contentMediaType": "application/json",
@@ -93,7 +94,9 @@ STREAM_EVENT = {
             "properties": {
                 "event": {"const": "state"},
                 "id": SEQ,
-                "data": _json("The game as you see it.", {"$ref": "#/components/schemas/GameView"}),
+                "data": json_string(
+                    "The game as you see it.", {"$ref": "#/components/schemas/GameView"}
+                ),
             },
             "required": ["event", "id", "data"],
         },
@@ -104,7 +107,7 @@ STREAM_EVENT = {
                 # reads as the type "message": absent or "message", both are this.
                 "event": {"const": "message", "description": "(No `event:` line is sent.)"},
                 "id": SEQ,
-                "data": _json(
+                "data": json_string(
                     "An event of the log, with its `seq`.", {"$ref": "#/components/schemas/Event"}
                 ),
             },
@@ -114,7 +117,7 @@ STREAM_EVENT = {
             "title": "Reaction",
             "properties": {
                 "event": {"const": "reaction"},
-                "data": _json(
+                "data": json_string(
                     "A seat's reaction, as `POST /v1/games/{game_id}/reactions` answered it.",
                     {"$ref": "#/components/schemas/Reaction"},
                 ),
@@ -126,7 +129,7 @@ STREAM_EVENT = {
             "properties": {
                 "event": {"const": "end"},
                 "id": SEQ,
-                "data": _json(
+                "data": json_string(
                     "Why the stream ends.",
                     {
                         "type": "object",

@@ -139,13 +139,18 @@ def follow(game_id: str) -> live.Follower:
     try:
         return hub().follow(game_id)
     except live.HubFullError:
-        raise Problem(
-            503,
-            ProblemType.HTTP,
-            "This server holds as many event streams as it may: retry in "
-            f"{FULL_RETRY_SECONDS} seconds, or poll the event log meanwhile.",
-            headers={"Retry-After": str(FULL_RETRY_SECONDS)},
-        ) from None
+        raise full() from None
+
+
+def full() -> Problem:
+    """The 503 of a stream this process cannot hold (``STREAMS_PER_WORKER``)."""
+    return Problem(
+        503,
+        ProblemType.HTTP,
+        "This server holds as many event streams as it may: retry in "
+        f"{FULL_RETRY_SECONDS} seconds, or poll the event log meanwhile.",
+        headers={"Retry-After": str(FULL_RETRY_SECONDS)},
+    )
 
 
 def stream_terms(game_id: str, seat: int | None) -> StreamTerms:
@@ -155,24 +160,34 @@ def stream_terms(game_id: str, seat: int | None) -> StreamTerms:
     or of its seat's (429 saying which count is full; no lease taken when Redis fails, as
     the rate limits fail open)."""
     config = settings()
-    keepalive = config.stream_keepalive_seconds
     spectator = seat is None
-    who = ratelimit.identity()
-    counts = [
-        (
-            who,
-            config.stream_limit_per_address,
-            "Too many streams open at once "
-            + ("for this service key" if who.startswith(ratelimit.KEY) else "from this address"),
-        ),
+    return terms_with(
         (
             live.holder_of(game_id, seat),
             config.stream_limit_per_game if spectator else config.stream_limit_per_seat,
             "Too many spectators follow this game at once"
             if spectator
             else "Too many streams open at once for this seat",
+        )
+    )
+
+
+def terms_with(*counts: tuple[str, int, str]) -> StreamTerms:
+    """The stream's timings, and its leases: one of its address's streams (a service
+    key's request: one of the key's), then one on each of ``counts`` (whose count, its
+    limit, what its 429 says), as :func:`stream_terms` says."""
+    config = settings()
+    keepalive = config.stream_keepalive_seconds
+    who = ratelimit.identity()
+    counts = (
+        (
+            who,
+            config.stream_limit_per_address,
+            "Too many streams open at once "
+            + ("for this service key" if who.startswith(ratelimit.KEY) else "from this address"),
         ),
-    ]
+        *counts,
+    )
     # A lease is renewed at each keep-alive: it outlives two that went missing.
     leases = live.StreamLeases(store(), 2 * keepalive + 5)
     held: list[tuple[live.StreamLeases, str, str]] = []
@@ -191,7 +206,7 @@ def stream_terms(game_id: str, seat: int | None) -> StreamTerms:
     except connections.ERRORS:
         pass  # fail open, with the leases taken so far
     except BaseException:
-        _release_leases(held)
+        release_leases(held)
         raise
     return StreamTerms(keepalive, config.stream_max_seconds, tuple(held))
 
@@ -200,11 +215,11 @@ def stream_terms(game_id: str, seat: int | None) -> StreamTerms:
 RECONNECT_MILLISECONDS = 1000
 
 
-def sse(data: Any, *, event: str | None = None, id_: int | None = None) -> bytes:
+def sse(data: Any, *, event: str | None = None, id_: int | str | None = None) -> bytes:
     """One server-sent event; ``data`` as JSON (on one line: orjson writes no newline)."""
     head = b"" if event is None else b"event: " + event.encode() + b"\n"
     if id_ is not None:
-        head += b"id: %d\n" % id_
+        head += b"id: " + str(id_).encode() + b"\n"
     return head + b"data: " + orjson.dumps(data) + b"\n\n"
 
 
@@ -215,19 +230,20 @@ def log_events(events: list[Any], first: int, seat: int | None) -> bytes:
     return b"".join(sse(event, id_=event["seq"]) for event in dumped)
 
 
-def releaser(follower: live.Follower, terms: StreamTerms) -> Callable[[], None]:
-    """What ends a stream's hold on its feed and its leases; once, however often called."""
+def releaser(follower: live.Follower | live.Watch, terms: StreamTerms) -> Callable[[], None]:
+    """What ends a stream's hold on its feed (or its watch) and its leases; once, however
+    often called."""
     held = list(terms.leases)
 
     def release() -> None:
         follower.close()
         leases, held[:] = list(held), []
-        _release_leases(leases)
+        release_leases(leases)
 
     return release
 
 
-def _release_leases(held: list[tuple[live.StreamLeases, str, str]]) -> None:
+def release_leases(held: list[tuple[live.StreamLeases, str, str]]) -> None:
     for leases, who, lease in held:
         try:
             leases.release(who, lease)
@@ -318,10 +334,10 @@ def _news(read: live.Read, cursor: int, seat: int | None) -> tuple[list[bytes], 
 def _keep_alive(follower: live.Follower, terms: StreamTerms) -> None:
     """At each keep-alive: the feed is checked again, and the stream's leases renewed."""
     follower.feed.refresh(terms.keepalive / 2)
-    _renew(terms)
+    renew(terms)
 
 
-def _renew(terms: StreamTerms) -> None:
+def renew(terms: StreamTerms) -> None:
     for leases, who, lease in terms.leases:
         try:
             leases.renew(who, lease)
