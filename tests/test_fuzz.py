@@ -506,6 +506,8 @@ def request_for(method: str, path: str, status: int, games: Games) -> dict[str, 
 #: The webhooks' and the records' operations (a service key's): platform_request.
 HOOKS = "/v1/webhooks"
 RECORDS = ("/v1/games/export", "/v1/games/import", GAME + "/record")
+#: A key's stream of events (it ends after STREAM_MAX_SECONDS, a second on the live service).
+KEY_EVENTS = "/v1/events"
 #: A public address an endpoint may be registered at (never sent to: no worker runs).
 PUBLIC_URL = "https://93.184.215.14/scopa/webhooks"
 
@@ -567,6 +569,8 @@ def platform_request(
         params["game_id"] = game.game_id if status != 404 else "no-such-game"
     if path == "/v1/games/export" and status == 422:
         query = "?since=yesterday"
+    if path == KEY_EVENTS and status == 422:
+        query = "?after=yesterday"
     if path == "/v1/games/import":
         record = games.http.get(
             games.base_url + f"/v1/games/{games.keyed_finished().game_id}/record", headers=KEY
@@ -590,7 +594,7 @@ def test_every_documented_status(
 ) -> None:
     """Each status the spec documents for each operation (but 429 and 503) is answered
     to the request that calls for it, and the answer keeps the contract."""
-    if path.startswith(HOOKS) or path in RECORDS:
+    if path.startswith(HOOKS) or path in (*RECORDS, KEY_EVENTS):
         request = platform_request(method, path, status, games, live_service.redis_url)
     else:
         request = request_for(method, path, status, games)

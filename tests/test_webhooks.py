@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import orjson
@@ -38,9 +39,10 @@ from service.play.webhooks.addresses import (
     forbidden_reason,
 )
 from service.play.webhooks.events import EVENT_TYPES, messages_of
+from service.play.webhooks.jobs import Tally
 from service.play.webhooks.queueing import DEFAULT_RETRY_SCHEDULE, retry_schedule, span
 from service.play.webhooks.recording import record
-from service.play.webhooks.sending import send, signed_headers
+from service.play.webhooks.sending import Attempt, send, signed_headers
 from service.play.webhooks.store import Message, WebhookStore
 from tests.helpers import random_turn
 from tests.live import CARD_CODE, ROOT, free_port
@@ -191,6 +193,44 @@ def receiver() -> Iterator[HTTPServer]:
             server.stop()
 
 
+class KeepAliveReceiver:
+    """A receiver on 127.0.0.1 speaking ``version``: it notes each delivery's id and the
+    peer (client address and port) it came from; with ``drop_idle``, it closes each
+    connection once it answered, without saying so (as one closing idle connections)."""
+
+    def __init__(self, version: str, *, drop_idle: bool = False) -> None:
+        self.ids: list[str] = []
+        self.peers: list[tuple[str, int]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = version
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.ids.append(self.headers["webhook-id"])
+                receiver.peers.append(self.client_address)
+                self.send_response(204)
+                self.end_headers()
+                self.close_connection = self.close_connection or drop_idle
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hooks"
+        self.allow = {f"127.0.0.1:{self.server.server_port}"}
+
+    def __enter__(self) -> KeepAliveReceiver:
+        serve = functools.partial(self.server.serve_forever, poll_interval=0.05)
+        threading.Thread(target=serve, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 class TestSending:
     def test_a_delivery_is_signed_and_a_bad_signature_is_rejected(
         self, receiver: HTTPServer
@@ -250,6 +290,44 @@ class TestSending:
             "refused: hooks.example resolves to 169.254.169.254, which is a cloud metadata address"
         )
         assert not receiver.log
+
+    @pytest.mark.parametrize("version", ["HTTP/1.1", "HTTP/1.0"])
+    def test_a_receiver_that_keeps_connections_open_gets_one_for_many(self, version: str) -> None:
+        """A connection kept open by the receiver carries the next attempts (no new
+        handshake per delivery); an HTTP/1.0 receiver gets a connection an attempt."""
+        with KeepAliveReceiver(version) as receiver:
+            for n in range(20):
+                attempt = send(receiver.url, SECRET, f"msg_{n}", "{}", allow=receiver.allow)
+                assert attempt.delivered, attempt
+        assert receiver.ids == [f"msg_{n}" for n in range(20)]
+        assert len(set(receiver.peers)) == (1 if version == "HTTP/1.1" else 20)
+
+    def test_a_kept_connection_the_receiver_closed_is_replaced_at_once(self) -> None:
+        """A receiver that closes its idle connections without saying so: the attempt
+        on the kept one fails, and is made again at once on a new one, delivered once."""
+        with KeepAliveReceiver("HTTP/1.1", drop_idle=True) as receiver:
+            for n in range(5):
+                attempt = send(receiver.url, SECRET, f"msg_{n}", "{}", allow=receiver.allow)
+                assert attempt.delivered, attempt
+        assert receiver.ids == [f"msg_{n}" for n in range(5)]
+        assert len(set(receiver.peers)) == 5
+
+    def test_a_turn_is_charged_its_cpu_and_its_slow_attempts_at_most_its_length(self) -> None:
+        """What a run's turn costs its key (service/play/webhooks/jobs.py): prompt
+        attempts cost only the CPU spent; a slow one its whole time, within the turn's."""
+        tally = Tally()
+        prompt = Attempt(at=0.0, status=204, error=None, duration_ms=5)
+        for _ in range(100):
+            tally.count(prompt)
+        cpu = time.process_time()
+        while time.process_time() - cpu < 0.05:  # some CPU, as attempts spend it
+            pass
+        assert 0.04 <= tally.seconds() < 0.5
+        began = time.monotonic()
+        tally.count(Attempt(at=0.0, status=None, error="no answer", duration_ms=10_000))
+        assert tally.seconds() <= time.monotonic() - began + 0.5  # at most the turn's length
+        time.sleep(0.2)
+        assert tally.seconds() >= 0.2  # the slow attempt's time, as the turn lasts
 
     def test_no_answer_within_the_timeout_is_a_failure(self) -> None:
         attempt = send(f"http://127.0.0.1:{free_port()}/", SECRET, "m", "{}", allow={"127.0.0.1"})

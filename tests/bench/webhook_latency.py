@@ -3,8 +3,10 @@
 It starts what ``make run`` starts, at its defaults, on 127.0.0.1 only: a private Redis,
 gunicorn as deployed (deploy/gunicorn.conf.py; the limits on), one background worker and
 two webhook workers (``python -m service.worker --only-webhooks``), with a service key and
-``WEBHOOK_ALLOW_HOSTS`` for the receiver. The receiver is a platform's: it verifies each
-delivery's signature (the ``standardwebhooks`` package) and notes when it arrived.
+``WEBHOOK_ALLOW_HOSTS`` for the receiver, and waits until they run (each worker registered,
+and a test event delivered). The receiver is a platform's web server (HTTP/1.1 keep-alive,
+a listen backlog of 128): it verifies each delivery's signature (the ``standardwebhooks``
+package) and notes when it arrived.
 
 The key registers one endpoint for every event type and creates ``--games`` games of two
 people in one bulk call. One thread a game relays its moves as fast as the service answers,
@@ -30,7 +32,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import redis
 import requests
+import rq
 from standardwebhooks.webhooks import Webhook
 
 from service.play.webhooks.events import EVENT_TYPES
@@ -50,11 +54,14 @@ class Receiver:
         self.arrived: dict[str, float] = {}
         self.order: dict[str, list[str]] = {}
         self.bad = 0
+        self.pinged = threading.Event()
         self.verifier: Webhook | None = None
         lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as a platform's web server has
+
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 now = time.monotonic()
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -64,6 +71,12 @@ class Receiver:
                 except Exception:  # a bad signature: counted, answered 400
                     receiver.bad += 1
                     self.send_response(400)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if message["type"] == "ping":  # the test event sent before the relay
+                    receiver.pinged.set()
+                    self.send_response(204)
                     self.end_headers()
                     return
                 with lock:
@@ -77,7 +90,10 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # a web server's listen backlog (http.server's is 5)
+
+        self.server = Server(("127.0.0.1", free_port()), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -99,6 +115,22 @@ def workers(redis_url: str, env: dict[str, str], log: Path) -> Iterator[list[int
             stack.enter_context(background_worker(redis_url, env, log, *args))
             for args in ((), ("--only-webhooks",), ("--only-webhooks",))
         ]
+
+
+def ready(
+    redis_url: str, base: str, endpoint_id: str, auth: dict[str, str], receiver: Receiver
+) -> None:
+    """Wait until the workers are up (each registered with rq) and a test event sent to
+    the endpoint has arrived: the figures are those of a service running, not starting."""
+    deadline = time.monotonic() + TIMEOUT
+    with redis.Redis.from_url(redis_url) as connection:
+        while len(rq.Worker.all(connection=connection)) < 3:  # make run's three
+            if time.monotonic() > deadline:
+                raise SystemExit("the workers did not start")
+            time.sleep(0.05)
+    sent = requests.post(f"{base}/v1/webhooks/{endpoint_id}/test", headers=auth, timeout=TIMEOUT)
+    if sent.status_code != 202 or not receiver.pinged.wait(TIMEOUT):
+        raise SystemExit(f"the test event did not arrive ({sent.status_code} {sent.text[:200]})")
 
 
 def call(session: requests.Session, method: str, url: str, **kwargs: Any) -> requests.Response:
@@ -185,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             timeout=TIMEOUT,
         ).json()
         receiver.verifier = Webhook(endpoint["secret"])
+        ready(server.url, service.url, endpoint["id"], auth, receiver)
         seats = [{"name": "Ana"}, {"name": "Bo"}]
         bulk = {"games": [{"seats": seats, "target": args.target}] * args.games}
         games = requests.post(

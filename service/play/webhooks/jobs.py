@@ -12,14 +12,18 @@ computer players:
   given up and the endpoint disabled, saying why. A redelivery asked for by the
   platform (:func:`ask_redelivery`) is one more attempt, made by the run too.
 
-Every attempt is recorded in its delivery (the delivery log of the API), and its time is
-charged to the key's cost budget (``key:<name>``, service/play/budget.py): a key whose
-budget is spent has its run put off until it is not.
+Every attempt is recorded in its delivery (the delivery log of the API). What a run's
+turn costs is charged to the key's cost budget (``key:<name>``, service/play/budget.py):
+the worker's CPU time, and the whole time of each attempt slower than
+:data:`SLOW_ATTEMPT_SECONDS` (a receiver that hangs costs its key the worker it holds), at
+most the turn's length. A key whose budget is spent has its run put off until it is not;
+prompt receivers cost only the CPU their deliveries take.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
@@ -43,6 +47,32 @@ log = logging.getLogger(__name__)
 KEPT_ATTEMPTS = 25
 #: How soon a delivery of a deleted game is tried again (until it is given up).
 GONE_RETRY_SECONDS = 1.0
+#: How often a run reads what its key's games gained while its attempts are under way.
+RECORD_SECONDS = 0.05
+#: An attempt that takes longer is charged to its key whole (see the module's doc).
+SLOW_ATTEMPT_SECONDS = 1.0
+
+
+class Tally:
+    """What a run's turn costs its key: the CPU time the worker spent since it began,
+    and the time of the attempts slower than :data:`SLOW_ATTEMPT_SECONDS`, at most the
+    turn's own length."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._slow = 0.0
+        self._cpu = time.process_time()
+        self._began = time.monotonic()
+
+    def count(self, attempt: Attempt) -> Attempt:
+        if attempt.duration_ms > SLOW_ATTEMPT_SECONDS * 1000:
+            with self._lock:
+                self._slow += attempt.duration_ms / 1000
+        return attempt
+
+    def seconds(self) -> float:
+        spent = time.process_time() - self._cpu + self._slow
+        return min(time.monotonic() - self._began, spent)
 
 
 def _hooks() -> WebhookStore:
@@ -79,19 +109,28 @@ def run(owner: str, token: str) -> int:
         return 0  # another job holds the run now
     budget = Budget(settings.budget_seconds)
     started = time.monotonic()
+    tally = Tally()
     wait = budget.wait(hooks.client, payer(owner), time.time())
     made = 0
 
     def attempt(kind: str, endpoint_id: str, name: str) -> int:
         if kind == "redo":
-            return _redeliver(hooks, owner, endpoint_id, name, settings.webhooks)
+            return _redeliver(hooks, owner, endpoint_id, name, settings.webhooks, tally)
         if endpoint_id == deletion.SWEEP:
             deletion.sweep(game_store(), hooks, owner, name)
             return 0
-        return _step(hooks, runs, owner, endpoint_id, name, settings.webhooks)
+        # A queue's deliveries one after another while they are delivered and the turn
+        # lasts: the next goes as soon as the one before it arrived.
+        made = 0
+        while True:
+            attempts, more = _step(hooks, runs, owner, endpoint_id, name, settings.webhooks, tally)
+            made += attempts
+            if not more or time.monotonic() - started >= TURN_SECONDS:
+                return made
 
-    # Up to ATTEMPTS_AT_ONCE attempts, each of its own queue (a redelivery counts as its
-    # game's): the turn ends once it is over and what is under way has ended.
+    # Up to ATTEMPTS_AT_ONCE queues under way, each of its own (a redelivery counts as its
+    # game's); what the games gained is read every RECORD_SECONDS meanwhile. The turn
+    # ends once it is over and what is under way has ended.
     with ThreadPoolExecutor(ATTEMPTS_AT_ONCE, thread_name_prefix="webhook") as pool:
         under_way: dict[Future[int], str] = {}
         while not wait and time.monotonic() - started < TURN_SECONDS:
@@ -105,13 +144,13 @@ def run(owner: str, token: str) -> int:
                 under_way[pool.submit(attempt, kind, endpoint_id, name)] = member(endpoint_id, game)
             if not under_way:
                 break
-            done, _ = futures_wait(under_way, return_when=FIRST_COMPLETED)
+            done, _ = futures_wait(under_way, RECORD_SECONDS, return_when=FIRST_COMPLETED)
             for future in done:
                 del under_way[future]
                 made += future.result()
         for future in futures_wait(under_way).done:
             made += future.result()
-    budget.charge(hooks.client, payer(owner), time.monotonic() - started, time.time())
+    budget.charge(hooks.client, payer(owner), tally.seconds(), time.time())
     now = time.time()
     at = runs.next(owner, token, now, now + wait)
     if at is not None:
@@ -121,10 +160,14 @@ def run(owner: str, token: str) -> int:
     return made
 
 
-def _send(endpoint: Endpoint, delivery: dict[str, Any], settings: HookSettings) -> Attempt:
-    """One attempt of ``delivery`` to ``endpoint``, signed with each of its secrets now."""
+def _send(
+    endpoint: Endpoint, delivery: dict[str, Any], settings: HookSettings, tally: Tally
+) -> Attempt:
+    """One attempt of ``delivery`` to ``endpoint``, signed with each of its secrets now,
+    counted in the run's ``tally``."""
     secrets = endpoint.signing_secrets(time.time())
-    return send(endpoint.url, secrets, delivery["id"], delivery["body"], allow=settings.allow)
+    attempt = send(endpoint.url, secrets, delivery["id"], delivery["body"], allow=settings.allow)
+    return tally.count(attempt)
 
 
 def _attempted(delivery: dict[str, Any], attempt: Attempt, *, manual: bool) -> dict[str, Any]:
@@ -139,40 +182,43 @@ def _step(
     endpoint_id: str,
     game_id: str,
     settings: HookSettings,
-) -> int:
+    tally: Tally,
+) -> tuple[int, bool]:
     """One attempt of the head of the (endpoint, game) queue, and when the queue is due
-    next; returns the attempts made (0 or 1)."""
+    next; returns the attempts made (0 or 1), and whether the next delivery of the queue
+    may go at once (this one was delivered, and another waits)."""
     endpoint = hooks.endpoint(owner, endpoint_id)
     gone = hooks.gone(owner, game_id)  # when a deleted game's deliveries are given up
     if endpoint is None:
         hooks.drop_queue(owner, endpoint_id, game_id)  # deleted: nothing to send
-        return 0
+        return 0, False
     if gone is not None and (endpoint.disabled_reason is not None or time.time() >= gone):
         runs.idle(owner, endpoint_id, game_id)  # the game's sweep gives it up
         runs.due(owner, deletion.SWEEP, game_id, time.time())
-        return 0
+        return 0, False
     if endpoint.disabled_reason is not None:
         runs.idle(owner, endpoint_id, game_id)  # its queue waits
-        return 0
+        return 0, False
     delivery = hooks.head(owner, endpoint_id, game_id)
     if delivery is None:  # none waits, or the log dropped the head's record: pass it
         head = hooks.queue(owner, endpoint_id, game_id)[:1]
         hooks.settle(owner, endpoint_id, {"id": "".join(head), "game": game_id}, leaves=True)
-        return 0
-    attempt = _send(endpoint, delivery, settings)
+        return 0, False
+    attempt = _send(endpoint, delivery, settings, tally)
     delivery = _attempted(delivery, attempt, manual=False)
     now = time.time()
     if attempt.delivered:
         delivery |= {"status": "succeeded", "next_attempt_at": None}
-        if not hooks.settle(owner, endpoint_id, delivery, leaves=True, due=now) and gone:
+        waiting = hooks.settle(owner, endpoint_id, delivery, leaves=True, due=now)
+        if not waiting and gone:
             runs.due(owner, deletion.SWEEP, game_id, now)  # its last queue may be done
-        return 1
+        return 1, waiting > 0
     failures = sum(1 for a in delivery["attempts"] if a["error"] and not a["manual"])
     if gone is not None or failures <= len(settings.schedule):
         delay = GONE_RETRY_SECONDS if gone is not None else settings.schedule[failures - 1]
         delivery["next_attempt_at"] = now + delay
         hooks.settle(owner, endpoint_id, delivery, leaves=False, due=now + delay)
-        return 1
+        return 1, False
     delivery |= {"status": "failed", "next_attempt_at": None}
     hooks.settle(owner, endpoint_id, delivery, leaves=True, due=now)
     reason = (
@@ -181,11 +227,16 @@ def _step(
     )
     hooks.disable(owner, endpoint_id, reason)
     log.info("webhook endpoint %s of %s disabled: %s", endpoint_id, owner, reason)
-    return 1
+    return 1, False
 
 
 def _redeliver(
-    hooks: WebhookStore, owner: str, endpoint_id: str, message_id: str, settings: HookSettings
+    hooks: WebhookStore,
+    owner: str,
+    endpoint_id: str,
+    message_id: str,
+    settings: HookSettings,
+    tally: Tally,
 ) -> int:
     """One more attempt of a delivery, asked for by the platform (also of one given up,
     or to a disabled endpoint; not of a deleted game's). Returns the attempts made."""
@@ -193,7 +244,7 @@ def _redeliver(
     delivery = hooks.delivery(owner, endpoint_id, message_id)
     if endpoint is None or delivery is None or delivery.get("game_deleted"):
         return 0
-    attempt = _send(endpoint, delivery, settings)
+    attempt = _send(endpoint, delivery, settings, tally)
     delivery = _attempted(delivery, attempt, manual=True)
     if attempt.delivered:
         delivery |= {"status": "succeeded", "next_attempt_at": None}
