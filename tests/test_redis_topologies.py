@@ -26,6 +26,16 @@ from tests.redis_topologies import (
     SentinelProcesses,
     TopologyUnavailable,
 )
+from tests.test_api_stream import AppStream, close_hub
+from tests.test_key_events import (
+    by_game,
+    create,
+    game_events,
+    move,
+    spectators_log,
+    until_logged,
+)
+from tests.test_webhooks import KEYS, key
 
 TopologyT = TypeVar("TopologyT", RedisClusterProcesses, SentinelProcesses)
 
@@ -134,6 +144,54 @@ def test_a_keys_listing_works_on_a_cluster(cluster: RedisClusterProcesses) -> No
         indexes = [keys.listing("acme"), *(keys.listing("acme", f"p{i}") for i in range(3))]
         assert len({nodes.keyslot(index) for index in indexes}) == 1
         assert len({nodes.get_node_from_key(keys.game(g)).name for g in made}) == 3
+    finally:
+        nodes.close()
+
+
+def test_a_keys_stream_of_events_works_on_a_cluster(cluster: RedisClusterProcesses) -> None:
+    """A key's feed (its stream, state and cursors, and its channel) is in the key's slot,
+    its games spread over the masters: the stream gets each game's log in order, through
+    the hub's shard subscription, and resumes from an id with nothing lost."""
+    with RedisServer() as queue:
+        app = create_app(
+            {
+                "TESTING": True,
+                "SERVER_SECRET": TEST_SECRET,
+                "REDIS_URL": cluster.url,
+                "QUEUE_REDIS_URL": queue.url,
+                "SERVICE_KEYS": KEYS,
+                "STREAM_KEEPALIVE_SECONDS": 0.3,
+                **dict.fromkeys(LIMIT_SETTINGS, 0),
+            }
+        )
+        client = app.test_client()
+        opened: list[AppStream] = []
+        try:
+            stream = AppStream(client.get("/v1/events", headers=key(), buffered=False))
+            opened.append(stream)
+            assert stream.next().event == "open"  # type: ignore[union-attr]
+            games = [create(client) for _ in range(6)]
+            for turn in range(12):
+                move(client, games[turn % 6])
+            logs = {g: spectators_log(client, g) for g in games}
+            seen = stream.events(until_logged(sum(map(len, logs.values()))), timeout=15)
+            assert by_game(seen) == logs
+            middle = game_events(seen)[len(game_events(seen)) // 2]
+            resume = {**key(), "Last-Event-ID": middle.id}
+            again = AppStream(client.get("/v1/events", headers=resume, buffered=False))
+            opened.append(again)
+            again.next()
+            rest = game_events(seen)[len(game_events(seen)) // 2 + 1 :]
+            resumed = again.events(until_logged(len(rest)), timeout=15)
+            assert [s.data for s in game_events(resumed)] == [s.data for s in rest]
+        finally:
+            for each in opened:
+                each.close()
+            close_hub(app)
+            app.extensions["scopa_store"].close()
+    nodes = RedisCluster(host="127.0.0.1", port=cluster.ports[0])
+    try:
+        assert len({nodes.get_node_from_key(keys.game(g)).name for g in games}) > 1
     finally:
         nodes.close()
 

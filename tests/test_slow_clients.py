@@ -30,6 +30,12 @@ from tests.test_records import random_match
 
 #: The deadline of the instance the short tests run against (CLIENT_TIMEOUT_SECONDS).
 SHORT_TIMEOUT = 2.0
+#: How soon the bystanders (/healthz, a game's view) are answered under attack at worst.
+#: What these tests guard against held them past the attack (10 s and more); this leaves
+#: room for the suite's other long runs on the same cores (a browser, the timing tests),
+#: beside which a 2-core machine measured up to 1.13 s. `make slowclients` measures the
+#: bystander's latency alone (docs/reliability.md).
+BYSTANDER_SECONDS = 2.5
 
 
 def test_slow_and_idle_clients_leave_an_instance_answering(
@@ -38,14 +44,15 @@ def test_slow_and_idle_clients_leave_an_instance_answering(
     """450 connections sending a header line every 20 s, 450 sending a body a byte every
     3 s, 10 pipelining 40 requests they never read, and 150 bare connects a second, for
     12 s (past the 10 s deadline, so the slow ones are refused and come back): /healthz
-    and a game's view, each on a new connection, answer within 1 s throughout. Before,
+    and a game's view, each on a new connection, answer within BYSTANDER_SECONDS
+    throughout. Before,
     the slow clients held every thread and neither answered for over 10 s."""
     with LiveService(redis_server.url) as service:
         result = run(service, Attack(pipelined=10), seconds=12.0)
         summary = result.summary()
         for name, latencies in result.latencies.items():
             assert len(latencies) >= 20, summary
-            assert max(latencies) <= 1.0, summary[name]
+            assert max(latencies) <= BYSTANDER_SECONDS, summary[name]
         # the slow requests met their deadline: a 408 each, the connection closed
         assert result.tally.answered.get("408", 0) >= 450, summary["attackers"]
         assert result.tally.closed_by_service.get("bare", 0) > 0, summary["attackers"]
@@ -58,7 +65,8 @@ def test_bodies_announced_too_large_are_refused_from_their_heads(
     """500 connections each announcing a 1 MB body (past MAX_BODY_BYTES, 64 KiB) and
     sending it a byte every 3 s, for 10 s: each is answered 413 from its head alone, in
     the worker's event loop, and closed; /healthz and a game's view, each on a new
-    connection, answer within 1 s throughout. Before, each went to a thread, which read
+    connection, answer within BYSTANDER_SECONDS throughout. Before, each went to a
+    thread, which read
     (and dropped) the body as it trickled: the threads of both workers were held and
     /healthz went unanswered."""
     attack = Attack(
@@ -74,7 +82,7 @@ def test_bodies_announced_too_large_are_refused_from_their_heads(
         summary = result.summary()
         for name, latencies in result.latencies.items():
             assert len(latencies) >= 15, summary
-            assert max(latencies) <= 1.0, summary[name]
+            assert max(latencies) <= BYSTANDER_SECONDS, summary[name]
         assert result.tally.answered.get("413", 0) >= 500, summary["attackers"]
         assert set(result.tally.answered) == {"413"}, summary["attackers"]
         assert not service.server_errors(), service.server_errors()[:20]
