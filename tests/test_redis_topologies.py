@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import pytest
 import redis
+from flask import Flask
 from redis.cluster import RedisCluster
 from redis.sentinel import Sentinel
 
@@ -73,6 +74,21 @@ def _close(sentinel: Sentinel) -> None:
 
 
 # ---------------------------------------------------------------------- cluster
+def cluster_app(cluster: RedisClusterProcesses, queue: RedisServer, **settings: Any) -> Flask:
+    """The app on ``cluster``, its background queue on ``queue`` (rq needs one Redis),
+    the limits off, with ``settings``."""
+    return create_app(
+        {
+            "TESTING": True,
+            "SERVER_SECRET": TEST_SECRET,
+            "REDIS_URL": cluster.url,
+            "QUEUE_REDIS_URL": queue.url,
+            **dict.fromkeys(LIMIT_SETTINGS, 0),
+            **settings,
+        }
+    )
+
+
 def test_cluster_serves_keys_in_every_slot_range(cluster: RedisClusterProcesses) -> None:
     ports = cluster.ports
     assert len(ports) == 3 and len(cluster.nodes) == 3
@@ -105,16 +121,7 @@ def test_a_keys_listing_works_on_a_cluster(cluster: RedisClusterProcesses) -> No
     acme = "acme-secret-0123456789abcdefghijklmnopqrstuvwxyz"
     headers = {"Authorization": f"Bearer {acme}"}
     with RedisServer() as queue:
-        app = create_app(
-            {
-                "TESTING": True,
-                "SERVER_SECRET": TEST_SECRET,
-                "REDIS_URL": cluster.url,
-                "QUEUE_REDIS_URL": queue.url,
-                "SERVICE_KEYS": f"acme={acme}",
-                **dict.fromkeys(LIMIT_SETTINGS, 0),
-            }
-        )
+        app = cluster_app(cluster, queue, SERVICE_KEYS=f"acme={acme}")
         client = app.test_client()
         try:
             made = []
@@ -153,17 +160,7 @@ def test_a_keys_stream_of_events_works_on_a_cluster(cluster: RedisClusterProcess
     its games spread over the masters: the stream gets each game's log in order, through
     the hub's shard subscription, and resumes from an id with nothing lost."""
     with RedisServer() as queue:
-        app = create_app(
-            {
-                "TESTING": True,
-                "SERVER_SECRET": TEST_SECRET,
-                "REDIS_URL": cluster.url,
-                "QUEUE_REDIS_URL": queue.url,
-                "SERVICE_KEYS": KEYS,
-                "STREAM_KEEPALIVE_SECONDS": 0.3,
-                **dict.fromkeys(LIMIT_SETTINGS, 0),
-            }
-        )
+        app = cluster_app(cluster, queue, SERVICE_KEYS=KEYS, STREAM_KEEPALIVE_SECONDS=0.3)
         client = app.test_client()
         opened: list[AppStream] = []
         try:

@@ -79,12 +79,12 @@ return 0
 )
 
 #: Keeps the feed (KEYS: the state, the stream) for ARGV[2] seconds more, keeping from
-#: ARGV[1] on if it was not kept; returns the id it is kept since.
+#: ARGV[1] on if it was not kept.
 _KEEP = """
 redis.call('HSETNX', KEYS[1], 'since', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
-return redis.call('HGET', KEYS[1], 'since')
+return 1
 """
 
 
@@ -107,6 +107,12 @@ class Read(NamedTuple):
 def older(a: str, b: str) -> bool:
     """Whether the feed id ``a`` comes before ``b``."""
     return tuple(map(int, a.split("-"))) < tuple(map(int, b.split("-")))
+
+
+def trimmed_past(trimmed: str | None, after: str) -> bool:
+    """Whether entries after the id ``after`` were trimmed off (``trimmed``: the last
+    id trimmed, None if none was)."""
+    return trimmed is not None and not older(trimmed, after)
 
 
 class KeyFeed:
@@ -152,19 +158,21 @@ class KeyFeed:
             for seq, event in enumerate(events, first)
         ]
         script = client.register_script(_APPEND)
-        names = [keys.key_feed_state(owner), keys.key_feed_cursor(owner, game_id)]
-        names.append(keys.key_feed(owner))
+        names = [
+            keys.key_feed_state(owner),
+            keys.key_feed_cursor(owner, game_id),
+            keys.key_feed(owner),
+        ]
         channel = keys.key_feed_channel(owner)
         args: list[Any] = [game_id, first, stop, channel, KEPT_ENTRIES, KEPT_SECONDS, *shown]
         return int(script(keys=names, args=args))
 
-    def keep(self, owner: str) -> str:
+    def keep(self, owner: str) -> None:
         """Keep ``owner``'s feed for :data:`KEPT_SECONDS` more (a stream opened, or one
-        sent its keep-alive); the id it is kept since (now, if it was not kept)."""
+        sent its keep-alive), from now on if it was not kept."""
         script = self._store.shared.register_script(_KEEP)
         since = f"{int(time.time() * 1000)}-0"
-        names = [keys.key_feed_state(owner), keys.key_feed(owner)]
-        return str(script(keys=names, args=[since, KEPT_SECONDS]))
+        script(keys=[keys.key_feed_state(owner), keys.key_feed(owner)], args=[since, KEPT_SECONDS])
 
     def last(self, owner: str) -> str:
         """The id of the feed's last entry (:data:`START` if it has none)."""
@@ -181,9 +189,7 @@ class KeyFeed:
         since, trimmed = state.get("since"), state.get("trimmed")
         if since is None:
             return True  # not kept now: nothing says what was kept
-        if trimmed is not None and not older(trimmed, after):
-            return True
-        return older(after, since) and after != START
+        return trimmed_past(trimmed, after) or (older(after, since) and after != START)
 
     def read(self, owner: str, after: str, count: int) -> Read:
         """Up to ``count`` entries after the id ``after``, oldest first, and the last id

@@ -129,7 +129,7 @@ class Waiters:
         with self._waiting_lock:
             self._waiters.discard(waiter)
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
         with self._waiting_lock:
             waiters = list(self._waiters)
         for waiter in waiters:
@@ -178,7 +178,7 @@ class Feed(Waiters):
             self._catch_up()
         except _READ_FAILURES:
             pass  # left stale: each follower reads again, and sees what is wrong
-        self._wake()
+        self.wake()
 
     def _extend(self, commit: Commit) -> bool:
         """(Holding the lock.) Append ``commit``'s events to the log held if they start
@@ -201,7 +201,7 @@ class Feed(Waiters):
         with self._lock:
             self._reacted += 1
             self._reactions.append((self._reacted, time.monotonic(), reaction))
-        self._wake()
+        self.wake()
 
     @property
     def reacted(self) -> int:
@@ -221,7 +221,7 @@ class Feed(Waiters):
         signal handler)."""
         with self._lock:
             self._stale = True
-        self._wake()
+        self.wake()
 
     def refresh(self, max_age: float) -> None:
         """Have the next :meth:`since` read the log again if it was last read more than
@@ -340,9 +340,6 @@ class Signal(Waiters):
         super().__init__()
         self.channel = channel
         self.followers = 0
-
-    def wake(self) -> None:
-        self._wake()
 
 
 class Watch(Hold):

@@ -121,12 +121,12 @@ def run(owner: str, token: str) -> int:
             return 0
         # A queue's deliveries one after another while they are delivered and the turn
         # lasts: the next goes as soon as the one before it arrived.
-        made = 0
+        sent = 0
         while True:
             attempts, more = _step(hooks, runs, owner, endpoint_id, name, settings.webhooks, tally)
-            made += attempts
+            sent += attempts
             if not more or time.monotonic() - started >= TURN_SECONDS:
-                return made
+                return sent
 
     # Up to ATTEMPTS_AT_ONCE queues under way, each of its own (a redelivery counts as its
     # game's); what the games gained is read every RECORD_SECONDS meanwhile. The turn

@@ -74,7 +74,7 @@ key (`STREAM_LIMIT_PER_KEY`, 4 unless configured: 429) and per server process (5
 #: The stream's ids, as the spec describes them.
 FEED_ID = {
     "type": "string",
-    "pattern": "^[0-9]{1,19}-[0-9]{1,19}$",
+    "pattern": ID.pattern,
     "description": "A place in the key's stream.",
 }
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from flask import Response
 
 from ....play import connections, keys, live
-from ....play.key_feed import Entry, KeyFeed, older
+from ....play.key_feed import Entry, KeyFeed, older, trimmed_past
 from ...context import store
 from ...settings import settings
 from ..events import stream as game_stream
@@ -104,7 +104,7 @@ def _stream(
             except connections.ERRORS:
                 read = None  # read again at the next news or keep-alive
             if read is not None:
-                if read.trimmed is not None and not older(read.trimmed, cursor):
+                if trimmed_past(read.trimmed, cursor):
                     yield sse({"detail": MISSED}, event="missed")
                 if read.entries:
                     yield _entries(read.entries)
