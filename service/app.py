@@ -33,6 +33,7 @@ from .api.json_provider import OrjsonProvider
 from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
+from .api.resources.players.routes import PlayerIdConverter, player_id_schema
 from .api.resources.webhooks import payloads as webhook_payloads
 from .play import GameStore, connections, queues
 
@@ -98,6 +99,7 @@ def create_app(
     app = App(__name__)
     # No redirects (they would be HTML): "/v1/games//moves" is a plain 404.
     app.url_map.merge_slashes = False
+    app.url_map.converters["player"] = PlayerIdConverter  # (a player id: slashes too)
     app.config.update(settings.app_config())
     app.config.update(
         API_TITLE="Scopa",
@@ -190,6 +192,7 @@ def create_app(
     service_keys.install(app, settings.server_secret, settings.service_keys)
     ratelimit.install(app, commands.policy_of)
     api = ProblemApi(app, spec_kwargs={"marshmallow_plugin": ContractPlugin()})
+    api.register_converter(PlayerIdConverter, player_id_schema)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     webhook_payloads.install(api.spec)  # the spec's top-level webhooks

@@ -43,6 +43,7 @@ def settings_from(settings: config.Settings) -> WorkerSettings:
         min_replicas=settings.redis_min_replicas,
         replica_timeout_seconds=settings.redis_replica_timeout_seconds,
         budget_seconds=settings.cost_budget_seconds_per_address,
+        secret=settings.server_secret.encode(),
         webhooks=HookSettings(
             schedule=retry_schedule(settings.webhook_retry_schedule),
             allow=allowed_hosts(settings.webhook_allow_hosts),

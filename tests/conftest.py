@@ -49,6 +49,7 @@ GROUPS = {
     "test_browser.py": "browser",
     "test_browser_play.py": "browser",
     "test_browser_table.py": "browser",
+    "test_browser_tournament.py": "browser",
     "test_ts_client.py": "node",
     "test_scale_out.py": "processes",
     "test_redis_topologies.py": "processes",
@@ -87,6 +88,7 @@ LONG = {
     "test_redis_topologies.py",
     "test_fair_bots.py",
     "test_webhook_isolation.py",
+    "test_tournament_pairing.py::test_200_random_swiss_tournaments_keep_fides_absolute_rules",
 }
 
 

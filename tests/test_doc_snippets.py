@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import unittest
@@ -256,17 +257,31 @@ def run_document(path: Path, port: int, workdir: Path) -> list[str]:
 def docs_service(
     redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LiveService]:
-    """A service as `make run` serves it, with the docs' service key and the local webhook
-    host they register."""
+    """A service as `make run` serves it, with its background worker (a tournament's
+    next rounds are its), the docs' service key and the local webhook host they
+    register."""
+    workdir = tmp_path_factory.mktemp("docs-service")
     service = LiveService(
         redis_server.url,
-        workdir=str(tmp_path_factory.mktemp("docs-service")),
+        workdir=str(workdir),
         SERVICE_KEYS=f"acme={KEY}",
         WEBHOOK_ALLOW_HOSTS=WEBHOOK_HOST,
     ).start()
+    env = {**os.environ, **service.env, "REDIS_URL": redis_server.url}
+    with open(workdir / "worker.log", "wb") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "service.worker"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         yield service
     finally:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
         service.close()
 
 

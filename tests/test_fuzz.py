@@ -508,6 +508,9 @@ HOOKS = "/v1/webhooks"
 RECORDS = ("/v1/games/export", "/v1/games/import", GAME + "/record")
 #: A key's stream of events (it ends after STREAM_MAX_SECONDS, a second on the live service).
 KEY_EVENTS = "/v1/events"
+#: A key's players' ratings, and its tournaments.
+PLAYERS = "/v1/players"
+TOURNAMENTS = "/v1/tournaments"
 #: A public address an endpoint may be registered at (never sent to: no worker runs).
 PUBLIC_URL = "https://93.184.215.14/scopa/webhooks"
 
@@ -571,6 +574,31 @@ def platform_request(
         query = "?since=yesterday"
     if path == KEY_EVENTS and status == 422:
         query = "?after=yesterday"
+    if path.startswith(PLAYERS):
+        params["player_id"] = "user-8812" if status != 422 else "two%20words"
+        query = "" if "{player_id}" in path else "?variant=scopa&limit=5"
+        if status == 422 and "{player_id}" not in path:
+            query = "?variant=briscola"
+    if path.startswith(TOURNAMENTS):
+        body = {
+            "name": "Fuzz cup",
+            "format": "round_robin",
+            "entrants": [
+                {"players": [{"player_id": f"fz-{n}", "name": f"F{n}", "bot": "random"}]}
+                for n in range(4)
+            ],
+        }
+        if method == "POST" and path == TOURNAMENTS:
+            kwargs["json"] = body if status != 422 else {**body, "rounds": 3}
+        else:
+            made = games.http.post(games.base_url + TOURNAMENTS, json=body, headers=KEY).json()
+            tournament = made["tournament"]
+            params["tournament_id"] = tournament["id"] if status != 404 else "trn_none"
+            if method == "POST":
+                kwargs["json"] = {"entrant": 1 if status != 422 else 9}
+            if status == 304:
+                now = games.http.get(f"{games.base_url}{TOURNAMENTS}/{tournament['id']}")
+                headers["If-None-Match"] = now.headers["ETag"]
     if path == "/v1/games/import":
         record = games.http.get(
             games.base_url + f"/v1/games/{games.keyed_finished().game_id}/record", headers=KEY
@@ -594,7 +622,7 @@ def test_every_documented_status(
 ) -> None:
     """Each status the spec documents for each operation (but 429 and 503) is answered
     to the request that calls for it, and the answer keeps the contract."""
-    if path.startswith(HOOKS) or path in (*RECORDS, KEY_EVENTS):
+    if path.startswith((HOOKS, PLAYERS, TOURNAMENTS)) or path in (*RECORDS, KEY_EVENTS):
         request = platform_request(method, path, status, games, live_service.redis_url)
     else:
         request = request_for(method, path, status, games)

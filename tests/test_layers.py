@@ -2,6 +2,7 @@
 imports another in a loop (docs/development.md, "The code").
 
     service.app  >  service.api  >  service.play  >  service.bots  >  service.engine
+                                                >  service.ratings, service.tournaments
 
 ``service.config`` holds the settings, declared in ``service.settings``; they import only
 the readings of a Redis URL and of the webhook settings (in ``service.play``), when they
@@ -23,7 +24,10 @@ LAYERS = {
     "service": set(),  # the package itself: nothing in its __init__
     "service.engine": set(),
     "service.bots": {"service.engine"},
-    "service.play": {"service.engine", "service.bots"},
+    # Pure, like the engine: the rating model and tournaments' pairing and standings.
+    "service.ratings": set(),
+    "service.tournaments": set(),
+    "service.play": {"service.engine", "service.bots", "service.ratings", "service.tournaments"},
     "service.api": {
         "service.engine",
         "service.bots",

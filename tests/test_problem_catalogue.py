@@ -35,7 +35,13 @@ from service.engine import (
     Status,
 )
 from service.play import AlreadyOverError, BotMatchTooLongError, NotStartedYetError
-from service.play.commands.games import NotDeletableError, RoundGameRefusedError, StartRefusedError
+from service.play.commands.games import (
+    NotDeletableError,
+    RoundGameRefusedError,
+    StartRefusedError,
+    TournamentGameError,
+)
+from service.play.commands.tournaments import TournamentRefusedError
 from service.play.game import Game
 from service.play.records import RecordRefusedError
 from service.play.steps import StaleVersionError
@@ -222,6 +228,12 @@ ERRORS: dict[type[Exception], Exception] = {
     ),
     StartRefusedError: StartRefusedError(2, "a game with open seats starts when they are taken"),
     TooManyEndpointsError: TooManyEndpointsError(16),
+    TournamentGameError: TournamentGameError(
+        Game(id="g1", version=1, match=None, bots=(None,), token_hashes=(None,), tournament="trn_1")
+    ),
+    TournamentRefusedError: TournamentRefusedError(
+        "A Swiss needs its number of `rounds`.", "rounds"
+    ),
 }
 #: Errors more than one row lists, each row's own instances (the others' are skipped).
 SHARED = {

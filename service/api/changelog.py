@@ -7,6 +7,37 @@ from __future__ import annotations
 #: (version, what changed for clients), newest first.
 CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
+        "1.5.0",
+        (
+            "Ratings: a game created with `rated: true` (service key only; every seat "
+            "with a `player_id` of its own) moves its players' ratings in its variant "
+            "when it finishes (OpenSkill's Weng-Lin Plackett-Luce model: one against one, "
+            "three ways and teams alike); an aborted game moves none. `GameView` has "
+            "`rated`; the `game.over` webhook has `ratings` (each seat's before and after; "
+            "null for a game not rated).",
+            "New operations `getPlayer`, `GET /v1/players/{player_id}` (a player's rating, "
+            "uncertainty, games, wins, losses, scopas and hands per variant, and place on "
+            "its leaderboard) and `listPlayers`, `GET /v1/players?variant=` (a variant's "
+            "leaderboard by rating, paged by an opaque cursor in `next` and `Link`), both "
+            "service key only.",
+            "New operations for tournaments: `createTournament`, `POST /v1/tournaments` "
+            "(service key only: a Swiss by FIDE's Dutch system, a round robin by FIDE's "
+            "Berger tables or a seeded single elimination, of players or Scopone pairs; its "
+            "first round's games made with it, all or none, and each next round made by the "
+            "service when the last game of a round ends or at its time in `round_starts`), "
+            "`getTournament`, `GET /v1/tournaments/{tournament_id}` (standings with Buchholz, "
+            "Sonneborn-Berger, game points and scopas, and every round's pairings and "
+            "results; anyone may read a public one, without player ids or tokens; `If-None- "
+            "Match` gives 304) and `withdrawTournamentEntrant`, `POST "
+            "/v1/tournaments/{tournament_id}/withdrawals`.",
+            "Webhook event types `tournament.round_started`, `tournament.round_finished` and "
+            "`tournament.finished` (a delivery's `game` is the tournament's id for them).",
+            "`abortGame` refuses a tournament's game that is being played: 409, new problem "
+            "type `/problems/tournament-game` (its entrant withdraws instead). New problem "
+            "type `/problems/tournament-not-found` (404).",
+        ),
+    ),
+    (
         "1.4.0",
         (
             "New operation `streamKeyEvents`, `GET /v1/events` (service key only): every "

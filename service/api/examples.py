@@ -93,6 +93,7 @@ def _view(version: int, you: int | None, **changes: Any) -> dict[str, Any]:
         "last_move": None,
         "winner": None,
         "spectators": True,
+        "rated": False,
         "clock": None,
         "join": None,
         "previous": None,
@@ -354,6 +355,30 @@ REQUESTS: dict[str, Any] = {
             for table in (1, 2)
         ]
     },
+    "createTournament": {
+        "name": "Spring cup",
+        "format": "swiss",
+        "rounds": 3,
+        "variant": "scopa",
+        "entrants": [
+            {"players": [{"player_id": player, "name": name}]}
+            for player, name in (
+                ("user-8812", "Ana"),
+                ("user-1907", "Bruno"),
+                ("user-3301", "Carla"),
+                ("user-4410", "Dario"),
+                ("user-5127", "Elena"),
+                ("user-6002", "Fabio"),
+            )
+        ],
+        "clock": 60,
+        "start_at": "2026-12-12T18:00:00Z",
+        "round_starts": ["2026-12-12T19:00:00Z", "2026-12-12T20:00:00Z"],
+        "rated": True,
+        "metadata": {"club": "circolo-arci"},
+    },
+    # Carla cannot come: her game of the round is Dario's, and she is paired no more.
+    "withdrawTournamentEntrant": {"entrant": 3},
     "createWebhook": {
         "url": "https://platform.example/scopa/webhooks",
         "events": ["game.over", "turn.started"],

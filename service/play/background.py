@@ -46,7 +46,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -64,9 +64,10 @@ from .queues import (
 )
 from .steps import Step
 from .store import GameNotFoundError, GameStore, VersionConflictError
+from .tournaments.store import TournamentNotFoundError
 from .workers import WorkerSettings, game_store, worker_settings
 
-__all__ = ["advance", "time_out"]
+__all__ = ["advance", "advance_tournament", "time_out"]
 log = logging.getLogger(__name__)
 
 
@@ -84,6 +85,27 @@ def time_out(game_id: str) -> int:
     players' replies on their own queue, or the next person's clock. Returns the moves
     committed (0 or 1)."""
     return _play(game_id, clock=True)
+
+
+def advance_tournament(tournament_id: str) -> int:
+    """A tournament's job, queued when one of its games is over: the command
+    ``advanceTournament`` (the results in; a round over, the next one paired and its
+    games made), the worker its caller, its key its payer. Returns the games made."""
+    settings = worker_settings()
+    store = game_store()
+    current = rq.get_current_job()
+    assert current is not None, "a tournament's job runs on a worker"
+    done: list[Step] = []
+    ctx = _context(settings, store, current, None, done.append)
+    ctx = replace(ctx, secret=settings.secret)  # (its games' seats' tokens)
+    try:
+        run(COMMANDS["advanceTournament"], ctx, None, tournament_id)
+    except TournamentNotFoundError:
+        return 0  # expired
+    queue = queue_for(current.connection)
+    for step in done:
+        after_commit(step, queue, store, running=current.id)
+    return len(done)
 
 
 def _play(game_id: str, *, clock: bool) -> int:

@@ -77,6 +77,7 @@ _STORED_WHEN_SET = (
     "created_at",
     "aborted",
     "start_at",
+    "tournament",
 )
 
 
@@ -136,6 +137,11 @@ class Game:
     #: When the match starts (UNIX time), if it was created to start later: no move
     #: before then, and the first turn's clock starts then.
     start_at: float | None = None
+    #: The game moves its players' ratings when it finishes (service/play/ratings.py):
+    #: a service key's game whose every seat has a player id.
+    rated: bool = False
+    #: The tournament this game is a round's game of (service/play/tournaments/), if any.
+    tournament: str | None = None
 
     @property
     def status(self) -> Status:
@@ -222,6 +228,8 @@ class Game:
             state["metadata"] = self.metadata
         if self.series:
             state["series"] = list(self.series)
+        if self.rated:
+            state["rated"] = True
         for name in _STORED_WHEN_SET:
             value = getattr(self, name)
             if value is not None:
@@ -254,4 +262,6 @@ class Game:
             created_at=state.get("created_at"),
             aborted=state.get("aborted"),
             start_at=state.get("start_at"),
+            rated=state.get("rated", False),
+            tournament=state.get("tournament"),
         )

@@ -29,6 +29,13 @@ argument; the slot is the tag's)::
                                           the last one trimmed away
     scopa:feed:{<owner>}:at:<game>        integer: how much of the game's log is in the feed
     scopa:feed:{<owner>}:news             shard channel: the feed's last id, at each append
+    scopa:tournament:{<id>}               string: a tournament, as JSON
+    scopa:tournament:{<id>}:events        list: what happened to it (rounds started and
+                                          finished, its end), for its webhooks
+    scopa:ratings:{<owner>}:player:<player>  hash: a player's rating and record, per variant
+    scopa:ratings:{<owner>}:board:<variant>  sorted set: the key's players in a variant, by
+                                          their displayed rating
+    scopa:ratings:{<owner>}:game:<game>   string: what a rated game did to its seats' ratings
     scopa:hooks:{<owner>}:endpoints       hash: a service key's webhook endpoints
     scopa:hooks:{<owner>}:cursor          hash: how much of each game's log was sent
     scopa:hooks:{<owner>}:pending         hash: each endpoint's deliveries waiting
@@ -59,6 +66,8 @@ BUDGET = ROOT + "budget:"
 STREAMS = ROOT + "streams:"
 WEBHOOKS = ROOT + "hooks:"
 FEED = ROOT + "feed:"
+RATINGS = ROOT + "ratings:"
+TOURNAMENT = ROOT + "tournament:"
 
 
 def _tagged(prefix: str, tag: str) -> str:
@@ -159,6 +168,31 @@ def key_feed_cursor(owner: str, game_id: str) -> str:
 def key_feed_channel(owner: str) -> str:
     """The shard channel each append to the key's feed publishes on (the owner's slot)."""
     return key_feed(owner) + ":news"
+
+
+def tournament(tournament_id: str) -> str:
+    """A tournament, as JSON (the tournament's slot)."""
+    return _tagged(TOURNAMENT, tournament_id)
+
+
+def tournament_events(tournament_id: str) -> str:
+    """What happened to the tournament, a list of JSON, oldest first (its slot)."""
+    return tournament(tournament_id) + ":events"
+
+
+def player_ratings(owner: str, player_id: str) -> str:
+    """A player's rating and record in each variant: variant -> JSON (the owner's slot)."""
+    return f"{_tagged(RATINGS, owner)}:player:{player_id}"
+
+
+def rating_board(owner: str, variant: str) -> str:
+    """The key's players in ``variant``, scored by displayed rating (the owner's slot)."""
+    return f"{_tagged(RATINGS, owner)}:board:{variant}"
+
+
+def rated_game(owner: str, game_id: str) -> str:
+    """What the rated game did to its seats' ratings, once it did (the owner's slot)."""
+    return f"{_tagged(RATINGS, owner)}:game:{game_id}"
 
 
 def _webhooks(owner: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import redis
@@ -27,6 +27,7 @@ from ..engine import Status
 from . import connections
 from .game import Game
 from .key_feed import KeyFeed
+from .ratings import Ratings
 from .steps import Step
 from .store import GameStore
 from .webhooks import queueing as hook_queue
@@ -37,6 +38,8 @@ CLOCK_QUEUE_NAME = "scopa-clock"
 #: The computer players' job and the clock's (service/play/background.py).
 ADVANCE = "service.play.background.advance"
 TIME_OUT = "service.play.background.time_out"
+#: A tournament's job: its results taken in, its next round made.
+ADVANCE_TOURNAMENT = "service.play.background.advance_tournament"
 #: How often a job is tried again when it fails (Redis away, a work-horse killed).
 RETRIES = 5
 log = logging.getLogger(__name__)
@@ -154,8 +157,10 @@ def after_commit(
     counted: Callable[[Step], None] | None = None,
 ) -> None:
     """What follows the commit of ``step``: the jobs it makes due queued
-    (:func:`schedule`), a game that is over listed among its key's games that are, and
-    its events announced to its key's webhooks; ``running`` is the background job that
+    (:func:`schedule`), a rated game that finished settled (its players' ratings
+    moved, :mod:`.ratings`), a game that is over listed among its key's games that are,
+    its events announced to its key's webhooks, and a tournament's game over its
+    tournament's job queued; ``running`` is the background job that
     committed it, if one did; ``counted`` counts it in the transport's metrics. Its
     events go to its key's feed too, if it is kept (:mod:`.key_feed`)."""
     game = step.game
@@ -167,6 +172,11 @@ def after_commit(
         log.warning("could not queue the computer players' turn: %s", type(error).__name__)
     imported = game.version == 1 and game.status is Status.FINISHED  # (only imports are)
     try:
+        if game.rated and game.status is Status.FINISHED:  # (never an imported game)
+            Ratings(store).settle(game)  # before its game.over message reads the outcome
+    except connections.ERRORS as error:
+        log.warning("could not settle the game's ratings: %s", type(error).__name__)
+    try:
         if game.owner is not None and game.status in OVER:
             assert game.created_at is not None, "a key's game is created with its time"
             created_ms = int(game.created_at * 1000)
@@ -176,10 +186,31 @@ def after_commit(
     except connections.ERRORS as error:
         log.warning("could not index or announce the game: %s", type(error).__name__)
     try:
+        if game.tournament is not None and game.status in OVER:
+            queue_tournament(queue, game.tournament, game.id)
+    except connections.ERRORS as error:
+        log.warning("could not queue the tournament's job: %s", type(error).__name__)
+    try:
         if not imported:
             KeyFeed(store).append(step)
     except connections.ERRORS as error:
         log.warning("could not add the game's events to its key's feed: %s", type(error).__name__)
+
+
+def queue_tournament(queue: rq.Queue, tournament_id: str, why: str, delay: float = 0.0) -> None:
+    """Queue a job of ``tournament_id`` (service/play/commands/tournaments.py): after its
+    game ``why`` is over, to take its result in (and what else is due); or, ``delay``
+    seconds on, to make the games of a round whose making stopped (``why``: "made")."""
+    stamp = round(time.time() * 1000)
+    options = {
+        "job_id": f"{tournament_id}-{why}-{stamp}" if delay else f"{tournament_id}-after-{why}",
+        "description": f"tournament {tournament_id} ({why})",
+        **job_options(),
+    }
+    if delay:
+        queue.enqueue_in(timedelta(seconds=delay), ADVANCE_TOURNAMENT, tournament_id, **options)
+    else:
+        queue.enqueue(ADVANCE_TOURNAMENT, tournament_id, **options)
 
 
 def forget(queue: rq.Queue, game: Game) -> None:

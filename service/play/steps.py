@@ -221,6 +221,8 @@ def create(
     metadata: dict[str, str] | None = None,
     start_at: float | None = None,
     bot_only_max_target: int = 0,
+    rated: bool = False,
+    tournament: str | None = None,
 ) -> Creation:
     """A new game: its match dealt and the computer players moving if it is their turn;
     or, with open seats, the game waiting in its lobby with a join code, nothing dealt.
@@ -232,7 +234,9 @@ def create(
     ``start_at`` (a UNIX time) is dealt now, but nobody moves before then, computer
     players included, and the first turn's clock starts then. A match of computer
     players only may be played to ``bot_only_max_target`` points at most (0: to its
-    variant's default target at most); raises BotMatchTooLongError."""
+    variant's default target at most); raises BotMatchTooLongError. A ``rated`` game
+    moves its players' ratings when it finishes: every seat needs a player id. A
+    ``tournament``'s game is one of its rounds' (service/play/tournaments/)."""
     match, events = setup.start()  # with open seats, only to check that it can start
     levels = tuple(setup.bots) if setup.bots is not None else (None,) * match.players
     open_seats = setup.open_seats
@@ -263,6 +267,8 @@ def create(
         metadata=dict(metadata or {}),
         created_at=time.time(),
         start_at=start_at,
+        rated=rated,
+        tournament=tournament,
     )
     opening = len(events)
     now = time.time()
@@ -446,6 +452,7 @@ def rematch(
         owner=game.owner,  # a key's game's rematch is the key's too, its seats the same
         player_ids=game.player_ids,
         metadata=game.metadata,
+        rated=game.rated,  # a rated game's rematch is rated too: the same players
     )
 
 
@@ -464,6 +471,15 @@ def rematch_token(secret: bytes, game_id: str, seat: int, previous_hash: str) ->
     match before and the server's secret: the seat gets it by asking with that token,
     and nobody without the secret can work it out."""
     message = f"rematch\n{game_id}\n{seat}\n{previous_hash}".encode()
+    digest = hmac.new(secret, message, hashlib.sha256).digest()[:24]
+    return base64.urlsafe_b64encode(digest).decode()
+
+
+def tournament_token(secret: bytes, game_id: str, seat: int) -> str:
+    """A seat's token in a tournament's game, from the server's secret: the game's key
+    reads it in the tournament (``GET /v1/tournaments/{id}``) whichever process made the
+    game, and nobody without the secret can work it out."""
+    message = f"tournament\n{game_id}\n{seat}".encode()
     digest = hmac.new(secret, message, hashlib.sha256).digest()[:24]
     return base64.urlsafe_b64encode(digest).decode()
 

@@ -29,6 +29,9 @@ class WorkerSettings:
     replica_timeout_seconds: float = 0.25
     #: Seconds of background work a payer may cost a minute (0: no budget).
     budget_seconds: float = 0.0
+    #: The server's secret (SERVER_SECRET): a tournament's next round's games get their
+    #: seats' tokens from it (service/play/steps.py ``tournament_token``).
+    secret: bytes = b""
     #: How webhooks are delivered (service/play/webhooks/).
     webhooks: hook_queue.HookSettings = field(default_factory=hook_queue.HookSettings)
 

@@ -243,6 +243,14 @@ export const api = {
   async rematch(id, token, signal) {
     return (await persistent(() => call('POST', game(id, '/rematch'), { token }), signal)).body;
   },
+  /** A public tournament (GET /v1/tournaments/{id}) as {status, body, etag}: `body` null
+   * on a 304 (unchanged since `etag`). Once: the caller (polling) retries it. */
+  async tournament(id, etag) {
+    const headers = etag ? { 'If-None-Match': etag } : {};
+    const path = `/v1/tournaments/${encodeURIComponent(id)}`;
+    const answer = await call('GET', path, { headers, wait: 2 * READ_WAIT_MS });
+    return { status: answer.status, body: answer.body, etag: answer.headers.get('ETag') ?? etag };
+  },
   /** The URL of the game's event stream, for EventSource (which sends no headers). */
   streamUrl(id, token, after) {
     const query = new URLSearchParams();

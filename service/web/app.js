@@ -1,12 +1,13 @@
 // The page: start or join a match, follow it live, play it, read its scores. It uses
 // the public API only (api.js). Its parts: the page's state and lines (page.js), the game
 // followed (followed.js) and played (game.js), the score sheet (sheet.js), the hint
-// (hint.js), the screens before a match (setup.js), the controls (controls.js).
+// (hint.js), the screens before a match (setup.js), the controls (controls.js); a
+// tournament's standings and pairings, followed live (tournament.js).
 
 import { api } from './api.js';
 import { useWords, wire } from './controls.js';
 import { $ } from './dom.js';
-import { newGame, openGame } from './game.js';
+import { newGame, openGame, watchGame } from './game.js';
 import { fillSetup } from './lobby.js';
 import { setSound } from './moments.js';
 import { page, showError } from './page.js';
@@ -14,6 +15,7 @@ import { fillEmotes } from './reactions.js';
 import * as saved from './saved.js';
 import { openRoom, showJoin } from './setup.js';
 import { language, onWords, preferredLanguage, setLanguage } from './strings.js';
+import { openTournament } from './tournament.js';
 
 async function boot() {
   const prefs = saved.prefs();
@@ -44,7 +46,10 @@ async function boot() {
   const seat = id ? saved.seatIn(id) : null;
   const current = saved.currentGame();
   const kept = current ? saved.seatIn(current) : null;
-  if (id && seat) openGame(id, seat);
+  const tournament = params.get('tournament');
+  if (tournament) openTournament(tournament); // read-only, live: drawn once the words are here
+  else if (id && seat) openGame(id, seat);
+  else if (id && params.has('watch')) watchGame(id); // a spectator: no seat of ours
   else if (id && code) showJoin(id, code); // (its form filled once the words are here)
   else if (room) openRoom(room); // a room's short link
   else if (kept) openGame(current, kept);

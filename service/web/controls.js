@@ -33,6 +33,7 @@ export async function useWords() {
   sayAgain();
   sayHintAgain();
   showMode();
+  page.tournament?.redraw();
 }
 
 /** Arrow keys move the focus along a row of buttons (one of them in the tab order). */

@@ -70,10 +70,11 @@ export class FollowedGame {
     this.listen();
   }
 
-  /** The view and your legal moves, read together. */
+  /** The view and your legal moves, read together (a spectator has none: not asked). */
   read() {
     const signal = this.stop.signal;
-    return Promise.all([api.view(this.id, this.token, signal), api.legalMoves(this.id, this.token, signal)]);
+    const legal = this.token ? api.legalMoves(this.id, this.token, signal) : { moves: [], declarations: [] };
+    return Promise.all([api.view(this.id, this.token, signal), legal]);
   }
 
   /** The early read (once), if it is of the version of `view`; else null. */

@@ -190,14 +190,23 @@ class Game extends FollowedGame {
 export function openGame(id, seat) {
   closeGame();
   showError(null);
-  history.replaceState(null, '', `/play?${new URLSearchParams({ game: id })}`);
+  const watching = seat.token ? {} : { watch: '1' }; // a spectator's address stays one
+  history.replaceState(null, '', `/play?${new URLSearchParams({ game: id, ...watching })}`);
   screen('loading');
   page.game = new Game(id, seat);
+}
+
+/** Watch a game without a seat, as a spectator (/play?game=<id>&watch=1: a tournament's
+ * table links there): its view and events, no hand, nothing to play. */
+export function watchGame(id) {
+  openGame(id, { token: null, seat: null });
 }
 
 export function closeGame() {
   page.game?.close();
   page.game = null;
+  page.tournament?.close(); // a tournament followed (tournament.js) is left too
+  page.tournament = null;
   page.mode = null;
   clock.stop();
   closeDialog();

@@ -7,12 +7,13 @@ import { Clock } from './clock.js';
 import { $, fill } from './dom.js';
 import { t } from './strings.js';
 
-const SCREENS = ['loading', 'setup', 'join', 'lobby', 'game'];
+const SCREENS = ['loading', 'setup', 'join', 'lobby', 'game', 'tournament'];
 
 export const page = {
   faces: 'italian',
   variants: [],
   game: null,
+  tournament: null, // the tournament followed (tournament.js), read-only
   dialog: null, // what the score dialog shows: a function that fills it again
   mode: null, // how the game is followed (follow.js): live, polling, reconnecting, offline
   oneTap: false, // touch: a tap plays at once (else a first tap shows, a second plays)

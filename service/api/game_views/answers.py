@@ -42,6 +42,7 @@ def view_of(game: Game, seat: int | None) -> dict[str, Any]:
         code = join_code(server_secret(), game.id, game.join_generation)
         view["join"] = join_answer(game.id, code)
     view["spectators"] = game.spectators
+    view["rated"] = game.rated
     clock = game.clock
     view["clock"] = None if clock is None else {"seconds": clock, "deadline": utc(game.deadline)}
     view["previous"] = game.previous

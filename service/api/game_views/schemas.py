@@ -183,6 +183,10 @@ class GameViewSchema(ResponseSchema):
         allow_none=True, metadata={"description": "The winning team once finished, else null."}
     )
     spectators = Boolean("False: every view needs a seat's token.")
+    rated = Boolean(
+        "The match moves its players' ratings when it finishes (`rated` at creation; "
+        "`GET /v1/players/{player_id}` reads them)."
+    )
     clock = Nested(ClockSchema, "The match's turn clock; null when it has none.", allow_none=True)
     join = Nested(
         JoinInfoSchema,

@@ -37,11 +37,14 @@ from ...play.commands.games import (
     ReactionsClosedError,
     RoundGameRefusedError,
     StartRefusedError,
+    TournamentGameError,
 )
+from ...play.commands.tournaments import TournamentRefusedError
 from ...play.commands.webhooks import DeliveryNotFoundError, EndpointNotFoundError
 from ...play.invitations import InvitationNotFoundError
 from ...play.records import RecordRefusedError
 from ...play.text import TextRefusedError
+from ...play.tournaments.store import TournamentChangedError, TournamentNotFoundError
 from ...play.webhooks.addresses import RefusedAddressError
 from ...play.webhooks.store import TooManyEndpointsError
 from ..breaker import StorageUnavailableError
@@ -170,6 +173,7 @@ ROWS: tuple[ProblemRow, ...] = (
             TextRefusedError: _text_refused,
             StartRefusedError: _start_refused,
             RoundGameRefusedError: _in_round(ProblemType.VALIDATION),
+            TournamentRefusedError: lambda e: invalid({e.field: [str(e)]}),
         },
     ),
     ProblemRow(ProblemType.INVALID_JSON, 400, "Invalid JSON", "The body is not valid JSON."),
@@ -343,7 +347,11 @@ ROWS: tuple[ProblemRow, ...] = (
             VersionConflictError: lambda e: (
                 "Another move was stored while this one was being applied: reload the game "
                 "and play again if the move is still yours to make."
-            )
+            ),
+            TournamentChangedError: lambda e: (
+                "The tournament kept changing while this request was applied: read it again "
+                "and retry if the change is still to make."
+            ),
         },
     ),
     ProblemRow(
@@ -481,6 +489,34 @@ ROWS: tuple[ProblemRow, ...] = (
         raised_by={
             RecordRefusedError: lambda e: Said(
                 f"This record is not that of a finished match: {e}.", members={"event": e.event}
+            )
+        },
+    ),
+    ProblemRow(
+        ProblemType.TOURNAMENT_NOT_FOUND,
+        404,
+        "Tournament not found",
+        "No tournament has this id (it never existed, expired, or is another key's, or "
+        "it is not public and no key of its own asked).",
+        raised_by={
+            TournamentNotFoundError: lambda e: (
+                "No tournament has this id: it never existed, it expired after a long "
+                "pause, or it is another key's (or not public, and this request has not "
+                "its key)."
+            )
+        },
+    ),
+    ProblemRow(
+        ProblemType.TOURNAMENT_GAME,
+        409,
+        "Tournament game",
+        "The game is a tournament's: its result decides the tournament, so it is not "
+        "aborted. Withdraw its absent entrant instead (its opponent wins the game).",
+        raised_by={
+            TournamentGameError: lambda e: (
+                f"This game is a game of tournament {e.game.tournament}: it is not aborted. "
+                f"Withdraw the entrant who cannot play (POST /v1/tournaments/"
+                f"{e.game.tournament}/withdrawals): their opponent wins the game."
             )
         },
     ),

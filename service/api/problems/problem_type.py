@@ -48,6 +48,8 @@ class ProblemType(StrEnum):
     WEBHOOK_URL_REFUSED = "/problems/webhook-url-refused"
     TOO_MANY_WEBHOOKS = "/problems/too-many-webhooks"
     RECORD_REFUSED = "/problems/record-refused"
+    TOURNAMENT_NOT_FOUND = "/problems/tournament-not-found"
+    TOURNAMENT_GAME = "/problems/tournament-game"
     STORAGE_UNAVAILABLE = "/problems/storage-unavailable"
     INTERNAL = "/problems/internal"
 

@@ -18,8 +18,10 @@ from .invitations import blp as invitations
 from .levels import blp as levels
 from .lobby import blp as lobby
 from .play import blp as play
+from .players import blp as players
 from .reactions import blp as reactions
 from .records import blp as records
+from .tournaments import blp as tournaments
 from .variants import blp as variants
 from .webhooks import blp as webhooks
 
@@ -40,4 +42,6 @@ BLUEPRINTS = (
     records,
     webhooks,
     feed,
+    players,
+    tournaments,
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..game import Game
-from . import games, webhooks, workers
+from . import games, tournaments, webhooks, workers
 from .context import Context
 from .policy import Keeping, Policy, Scope, Who
 from .runner import Act, Command
@@ -33,6 +33,8 @@ JOBS: dict[str, Policy] = {
     "playDueMove": Policy(Who.WORKER, changes=True),
     # The clock's job: the move of a person whose time ran out.
     "playOverdueMove": Policy(Who.WORKER, changes=True),
+    # A tournament's job: its results taken in, its next round paired and made.
+    "advanceTournament": Policy(Who.WORKER, changes=True, computer_players=True),
 }
 
 POLICIES: dict[str, Policy] = {
@@ -41,7 +43,7 @@ POLICIES: dict[str, Policy] = {
         Who.ANYONE,
         Keeping.CREATION,
         _CREATION_TEXTS,
-        key_fields=("metadata", "seats[].player_id"),
+        key_fields=("metadata", "seats[].player_id", "rated"),
         **_MAKES_GAMES,
     ),
     "createGames": _keyed_by_caller(
@@ -70,6 +72,8 @@ POLICIES: dict[str, Policy] = {
     "findInvitation": Policy(Who.ANYONE, quotas=("invitations",)),
     "streamGame": Policy(Who.VIEWER),
     "streamKeyEvents": Policy(Who.KEY),
+    "getPlayer": Policy(Who.KEY),
+    "listPlayers": Policy(Who.KEY, quotas=("listings",), cost=0.05),
     "getGameRecord": Policy(Who.OWNER, cost=0.05),
     "exportGames": Policy(Who.KEY, quotas=("exports",), cost=0.3),
     # The expert's searches and the stateless analyses.
@@ -85,6 +89,15 @@ POLICIES: dict[str, Policy] = {
     "listCardNames": Policy(Who.ANYONE),
     "getHealth": Policy(Who.ANYONE),
     "getReadiness": Policy(Who.ANYONE),
+    # Tournaments: made (with their first round's games), read, an entrant withdrawn.
+    "createTournament": _keyed_by_caller(
+        Who.KEY,
+        Keeping.ROUND,
+        ("name", "entrants[].name", "entrants[].players[].name", "metadata.*"),
+        **_MAKES_GAMES,
+    ),
+    "getTournament": Policy(Who.ANYONE),
+    "withdrawTournamentEntrant": Policy(Who.KEY, changes=True),
     # Webhooks.
     "createWebhook": Policy(Who.KEY, changes=True),
     "listWebhooks": Policy(Who.KEY),
@@ -136,6 +149,15 @@ COMMANDS: dict[str, Command] = {
         _command("abortGame", games.abort),
         _command("deleteGame", games.delete),
         _command("sendReaction", games.react),
+        _command(
+            "createTournament",
+            tournaments.create,
+            spends=tournaments.spends,
+            committed=tournaments.made,
+            abandoned=tournaments.abandoned,
+        ),
+        _command("withdrawTournamentEntrant", tournaments.withdraw),
+        _command("advanceTournament", tournaments.advance, committed=tournaments.made),
         _command("createWebhook", webhooks.register),
         _command("updateWebhook", webhooks.update),
         _command("rotateWebhookSecret", webhooks.rotate_secret),

@@ -98,6 +98,7 @@ def _create_one(
         metadata=body.get("metadata"),
         start_at=start_at,
         bot_only_max_target=ctx.bot_only_max_target,
+        rated=bool(body.get("rated")),
     )
 
 
@@ -239,10 +240,20 @@ def bots_move(
     return Outcome([steps.bots_move(game, ctx.bots)], seat=seat)
 
 
+class TournamentGameError(RuntimeError):
+    """A tournament's game was asked to be aborted: its entrant withdraws instead."""
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(f"game {game.id} is a game of tournament {game.tournament}")
+        self.game = game
+
+
 def abort(
     ctx: Context, game: Game | None, seat: int | None, body: Any, game_id: str | None
 ) -> Outcome:
     assert game is not None
+    if game.tournament is not None and game.status in (Status.WAITING, Status.PLAYING):
+        raise TournamentGameError(game)  # its result decides the tournament
     return Outcome([steps.abort(game, body["reason"])])
 
 

@@ -71,6 +71,9 @@ class Command:
     #: What follows its commits besides what follows every commit (a seat that left:
     #: its player id's listing).
     committed: Callable[[Context, Game | None, Outcome], None] | None = None
+    #: What to undo besides the games it made when its commits fail (a tournament
+    #: stored for the games that could not be).
+    abandoned: Callable[[Context, Outcome], None] | None = None
 
 
 def no_answer(outcome: Outcome) -> dict[str, Any]:
@@ -108,7 +111,7 @@ def run(
         body = answer(outcome)
         reply = Reply(outcome.status, body, outcome.version, _game_of(outcome, game_id))
         kept = None if request is None else _keep(policy.keeping, request, reply, outcome)
-        _commit_all(ctx, outcome, kept, policy.keeping)
+        _commit_all(ctx, outcome, kept, policy.keeping, command.abandoned)
     except (VersionConflictError, NotYourTurnError, MatchOverError):
         # A retry racing its own first attempt: answered as the first attempt was.
         if request is not None:
@@ -144,7 +147,7 @@ def check_input(policy: Policy, ctx: Context, data: Any) -> None:
 
 def _present(data: Any, path: str) -> bool:
     """Whether ``data`` holds a value (not None or empty) at ``path``."""
-    return any(v not in (None, "", {}, []) for v in values_at(data, path))
+    return any(v not in (None, "", {}, [], False) for v in values_at(data, path))
 
 
 def authorise(who: Who, ctx: Context, game: Game | None) -> int | None:
@@ -253,10 +256,17 @@ def _game_of(outcome: Outcome, game_id: str | None) -> str | None:
     return outcome.steps[0].game.id if outcome.steps else game_id
 
 
-def _commit_all(ctx: Context, outcome: Outcome, kept: Any, keeping: Keeping) -> None:
+def _commit_all(
+    ctx: Context,
+    outcome: Outcome,
+    kept: Any,
+    keeping: Keeping,
+    abandoned: Callable[[Context, Outcome], None] | None = None,
+) -> None:
     """Commit the outcome's steps in order, the kept answer with the first (or, for a
     round, once every game is stored); games made before a failing commit are deleted
-    again, so that a request that fails leaves no game stored. Then what follows each."""
+    again (and what else the command says, ``abandoned``), so that a request that fails
+    leaves no game stored. Then what follows each."""
     request, answer = kept if kept is not None else (None, None)
     round_ = request is not None and keeping is Keeping.ROUND
     done: list[Step] = []
@@ -274,6 +284,8 @@ def _commit_all(ctx: Context, outcome: Outcome, kept: Any, keeping: Keeping) -> 
             raise VersionConflictError("round")  # the same round, sent twice at once
     except BaseException:
         undo(ctx, done)
+        if abandoned is not None:
+            abandoned(ctx, outcome)
         raise
     for step in done:
         ctx.after_commit(step)

@@ -21,7 +21,9 @@ from typing import Any
 import orjson
 
 from ...engine import Event, EventKind, Status, team_of_seats
+from ...ratings import Rating
 from ..game import Game
+from ..ratings import Outcome
 from .store import Message
 
 GAME_CREATED = "game.created"
@@ -32,7 +34,12 @@ GAME_ABORTED = "game.aborted"
 SEAT_JOINED = "seat.joined"
 SEAT_LEFT = "seat.left"
 TURN_STARTED = "turn.started"
-#: Every event type an endpoint may ask for, in the order a match has them.
+#: A tournament's (service/play/webhooks/tournament_events.py).
+TOURNAMENT_ROUND_STARTED = "tournament.round_started"
+TOURNAMENT_ROUND_FINISHED = "tournament.round_finished"
+TOURNAMENT_FINISHED = "tournament.finished"
+#: Every event type an endpoint may ask for, in the order a match has them, then a
+#: tournament's.
 EVENT_TYPES = (
     GAME_CREATED,
     SEAT_JOINED,
@@ -42,6 +49,9 @@ EVENT_TYPES = (
     HAND_OVER,
     GAME_OVER,
     GAME_ABORTED,
+    TOURNAMENT_ROUND_STARTED,
+    TOURNAMENT_ROUND_FINISHED,
+    TOURNAMENT_FINISHED,
 )
 #: What ``POST /v1/webhooks/{id}/test`` sends: no game's event, never recorded for one.
 PING = "ping"
@@ -106,10 +116,18 @@ def game_summary(game: Game) -> dict[str, Any]:
 
 
 def messages_of(
-    game: Game, events: Sequence[Event], start: int, *, created: bool, now: float
+    game: Game,
+    events: Sequence[Event],
+    start: int,
+    *,
+    created: bool,
+    now: float,
+    ratings: Outcome | None = None,
 ) -> list[Message]:
     """The messages of ``events``, the game's log from position ``start`` on, read with
-    ``game`` as the log stood at their end; with ``created``, the game's creation first."""
+    ``game`` as the log stood at their end; with ``created``, the game's creation first.
+    ``ratings``: what the game, rated, did to its players' ratings (its ``game.over``
+    message carries it)."""
     summary = game_summary(game)
     found: list[Message] = []
     after = statuses_after(game, events)
@@ -144,7 +162,10 @@ def messages_of(
         told = _TOLD.get(kind)
         if told is not None:
             message_type, data = told
-            add(f"{base}{position}", message_type, data(game, event))
+            said = data(game, event)
+            if message_type == GAME_OVER:
+                said["ratings"] = rating_changes(ratings)
+            add(f"{base}{position}", message_type, said)
     status = str(game.status)
     turn = _turn(game) if events and turned else None
     if turn is not None:
@@ -221,6 +242,29 @@ def _over(game: Game, event: Event) -> dict[str, Any]:
         "scores": event["scores"],
         "reason": event.get("reason"),
     }
+
+
+def rating_changes(outcome: Outcome | None) -> list[dict[str, Any]] | None:
+    """Each seat's rating before and after a rated game (None: the game is not rated, or
+    its ratings could not be settled yet)."""
+    if outcome is None:
+        return None
+    return [
+        {
+            "seat": change.seat,
+            "player_id": change.player_id,
+            "team": change.team,
+            "before": rating_of(change.before),
+            "after": rating_of(change.after),
+        }
+        for change in outcome.seats
+    ]
+
+
+def rating_of(rating: Rating) -> dict[str, float]:
+    """A rating as the API shows it: the model's mean and uncertainty, and what a
+    leaderboard ranks by."""
+    return {"rating": rating.display, "mu": rating.mu, "sigma": rating.sigma}
 
 
 def _aborted(game: Game, event: Event) -> dict[str, Any]:

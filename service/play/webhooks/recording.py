@@ -12,14 +12,19 @@ from typing import Any
 import redis
 import rq
 
+from ...engine import EventKind
 from ..connections import Client
 from ..game import Game
 from ..keys import webhook_endpoints, webhook_unread
+from ..ratings import Ratings
 from ..store import GameNotFoundError, GameStore
+from ..tournaments.model import Tournament
+from ..tournaments.store import TournamentNotFoundError, TournamentStore, is_tournament_id
 from .events import messages_of
 from .queueing import queue_for
 from .schedule import Runs
 from .store import Message, WebhookStore
+from .tournament_events import messages_of as tournament_messages
 
 #: The job of a key's run (service/play/webhooks/jobs.py), named: this module is below it.
 RUN_JOB = "service.play.webhooks.jobs.run"
@@ -53,6 +58,19 @@ def announce(connection: redis.Redis, client: Client, game: Game) -> None:
     wake(client, connection, owner)
 
 
+def announce_tournament(connection: redis.Redis, client: Client, tournament: Tournament) -> None:
+    """After a change to ``tournament`` that added to its log: as :func:`announce` for a
+    game (its log read by the owner's run into deliveries)."""
+    owner = tournament.owner
+    if not client.exists(webhook_endpoints(owner)):
+        return
+    with client.pipeline(transaction=False) as pipe:
+        pipe.sadd(webhook_unread(owner), tournament.id)
+        pipe.expire(webhook_unread(owner), UNREAD_TTL_SECONDS)
+        pipe.execute()
+    wake(client, connection, owner)
+
+
 def wake(client: Client, connection: redis.Redis, owner: str) -> None:
     """Queue a job of ``owner``'s run (on the job queue's ``connection``) unless its run
     is on already (its record on the games' Redis, ``client``)."""
@@ -80,7 +98,10 @@ def record(
 ) -> tuple[str | None, int]:
     """Record the deliveries of what ``game_id``'s log gained since the last dispatch,
     for every endpoint of its owner (a queue that was empty is due at once);
-    returns its owner and how many were recorded."""
+    returns its owner and how many were recorded. A tournament's id (``trn_...``): what
+    its log gained, the same way."""
+    if is_tournament_id(game_id):
+        return _record_tournament(store, hooks, game_id, max_pending)
     while True:
         try:
             game = store.load(game_id)  # with the length its log had then
@@ -95,26 +116,71 @@ def record(
             return owner, 0
         _, events = store.events(game_id, start)
         events = events[: game.logged - start]  # the log as it was with the game read
-        messages = messages_of(game, events, start, created=not cursor, now=time.time())
-        # A disabled endpoint's deliveries are recorded too: they wait, in order, until
-        # it is enabled again (or until too many wait, WEBHOOK_MAX_PENDING).
-        endpoints = hooks.endpoints(owner)
-        deliveries: dict[str, list[Message]] = {
-            e.id: [m for m in messages if m.type in e.events] for e in endpoints
-        }
-        deliveries = {k: v for k, v in deliveries.items() if v}
+        over = any(e.get("type") == EventKind.MATCH_OVER for e in events)
+        outcome = Ratings(store).settle(game) if over and game.rated else None
+        messages = messages_of(
+            game, events, start, created=not cursor, now=time.time(), ratings=outcome
+        )
+        deliveries = _deliveries(hooks, owner, messages)
         waited = hooks.dispatch(owner, game_id, cursor, str(game.logged), deliveries, max_pending)
         if waited is None:
             continue  # another dispatch moved the cursor meanwhile: read on from it
-        recorded = 0
-        for (endpoint_id, messages), before in zip(deliveries.items(), waited, strict=True):
-            if before == -1:
-                hooks.disable(
-                    owner,
-                    endpoint_id,
-                    f"more than {max_pending} deliveries were waiting: the endpoint was "
-                    "not taking them",
-                )
-            else:
-                recorded += len(messages)
-        return owner, recorded
+        return owner, _recorded(hooks, owner, deliveries, waited, max_pending)
+
+
+def _deliveries(
+    hooks: WebhookStore, owner: str, messages: list[Message]
+) -> dict[str, list[Message]]:
+    """The messages each endpoint of ``owner`` asked for, by endpoint id (a disabled
+    endpoint's too: they wait, in order, until it is enabled again, or until too many
+    wait, WEBHOOK_MAX_PENDING)."""
+    deliveries = {e.id: [m for m in messages if m.type in e.events] for e in hooks.endpoints(owner)}
+    return {k: v for k, v in deliveries.items() if v}
+
+
+def _recorded(
+    hooks: WebhookStore,
+    owner: str,
+    deliveries: dict[str, list[Message]],
+    waited: list[int],
+    max_pending: int,
+) -> int:
+    """How many deliveries a dispatch recorded; an endpoint that had too many waiting
+    disabled."""
+    recorded = 0
+    for (endpoint_id, messages), before in zip(deliveries.items(), waited, strict=True):
+        if before == -1:
+            hooks.disable(
+                owner,
+                endpoint_id,
+                f"more than {max_pending} deliveries were waiting: the endpoint was "
+                "not taking them",
+            )
+        else:
+            recorded += len(messages)
+    return recorded
+
+
+def _record_tournament(
+    store: GameStore, hooks: WebhookStore, tournament_id: str, max_pending: int
+) -> tuple[str | None, int]:
+    """:func:`record` for a tournament: the deliveries of what its log gained."""
+    tournaments = TournamentStore(store.redis, store.ttl)
+    while True:
+        try:
+            tournament = tournaments.load(tournament_id)
+        except TournamentNotFoundError:
+            return None, 0
+        owner = tournament.owner
+        cursor = hooks.cursor(owner, tournament_id)
+        start = int(cursor or 0)
+        events = tournaments.events(tournament_id, start)
+        if not events:
+            return owner, 0
+        messages = tournament_messages(tournament, events, start, now=time.time())
+        deliveries = _deliveries(hooks, owner, messages)
+        end = str(start + len(events))
+        waited = hooks.dispatch(owner, tournament_id, cursor, end, deliveries, max_pending)
+        if waited is None:
+            continue
+        return owner, _recorded(hooks, owner, deliveries, waited, max_pending)

@@ -143,6 +143,35 @@ class CreateGameSchema(StrictSchema):
         },
     )
     metadata = Metadata(validate=check_metadata)
+    rated = Boolean(
+        load_default=False,
+        metadata={
+            "description": "With a service key: the game moves its players' ratings when "
+            'it finishes (docs/platforms.md, "Ratings and tournaments"); an aborted '
+            "game, or one that never finishes, moves none. Every seat needs its own "
+            "`player_id`, computer players' too (a platform's house player is rated like "
+            "anyone). `GET /v1/players/{player_id}` reads a rating; the `game.over` "
+            "webhook carries each seat's rating before and after."
+        },
+    )
+
+    @validates_schema
+    def _rated_players_named(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """A rated game rates the player of each seat: each needs a player id of its own."""
+        if not data.get("rated"):
+            return
+        seats = data.get("seats")
+        players = [seat.get("player_id") for seat in seats or ()]
+        if not seats or not all(players):
+            raise ValidationError(
+                "A rated game rates the player of each seat: give `seats`, each with its "
+                "`player_id`.",
+                "rated",
+            )
+        if len(set(players)) < len(players):
+            raise ValidationError(
+                "A rated game's seats are different players: each `player_id` once.", "rated"
+            )
 
     @validates_schema
     def _nothing_known_of_joiners_hands(self, data: dict[str, Any], **kwargs: Any) -> None:

@@ -5,6 +5,7 @@ every one the suite's matches make against these schemas (tests/test_webhooks.py
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from apispec import APISpec
@@ -19,9 +20,14 @@ from ....play.webhooks.events import (
     PING,
     SEAT_JOINED,
     SEAT_LEFT,
+    TOURNAMENT_FINISHED,
+    TOURNAMENT_ROUND_FINISHED,
+    TOURNAMENT_ROUND_STARTED,
     TURN_STARTED,
 )
 from ...fields import BotLevel, Integer, NestedList, String, VariantName
+from ..players.schemas import RatingChangeSchema
+from ..tournaments.schemas import StandingSchema
 from .schemas import TIME
 
 
@@ -67,6 +73,56 @@ def _data(schema_name: str, /, **own: fields.Field) -> type[Schema]:
     return Schema.from_dict({"game": game, **own}, name=schema_name)
 
 
+class WebhookTournamentSchema(_Closed):
+    id = String("The tournament's id.", required=True)
+    name = String("Its name.", required=True)
+    format = String("How it pairs its rounds.", required=True)
+    variant = VariantName(required=True, metadata={"description": "Its games' rules."})
+    rounds = Integer("How many rounds it has.", required=True)
+    status = String("`playing`, `finished`, as of the message.", required=True)
+    metadata = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={"description": "Your metadata of the tournament."},
+    )
+
+
+class WebhookSideSchema(_Closed):
+    number = Integer("The entrant's number (its seed).", required=True)
+    name = String("Its name.", required=True)
+    player_ids = fields.List(
+        fields.String(), required=True, metadata={"description": "Its players' ids."}
+    )
+
+
+class WebhookTableSchema(_Closed):
+    table = Integer("The table's number.", required=True)
+    first = fields.Nested(
+        WebhookSideSchema, required=True, metadata={"description": "On the first seats."}
+    )
+    second = fields.Nested(
+        WebhookSideSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "On the others; null: a bye."},
+    )
+    game_id = String("Its game; null: decided without one.", allow_none=True, required=True)
+
+
+def _tournament_data(schema_name: str, /, **own: fields.Field) -> type[Schema]:
+    """The ``data`` of a tournament's event: its tournament, and ``own``."""
+    tournament = fields.Nested(
+        WebhookTournamentSchema, required=True, metadata={"description": "The tournament."}
+    )
+    return Schema.from_dict({"tournament": tournament, **own}, name=schema_name)
+
+
+_STANDINGS = fields.List(
+    fields.Nested(StandingSchema),
+    required=True,
+    metadata={"description": "The standings, best first (as `GET /v1/tournaments/{id}`)."},
+)
 _SEAT = Integer("The seat, from 0.", required=True)
 _PLAYER_ID = String("Your id of its player, if you gave one.", allow_none=True, required=True)
 _HAND = Integer("The hand's number, from 1.", required=True)
@@ -157,12 +213,51 @@ DATA: dict[str, tuple[type[Schema], str]] = {
             ),
             scores=_SCORES,
             reason=_REASON,
+            ratings=fields.List(
+                fields.Nested(RatingChangeSchema),
+                required=True,
+                allow_none=True,
+                metadata={
+                    "description": "A rated game's (`rated` at creation): each seat's "
+                    "rating in the game's variant before and after it, in seat order "
+                    "(`GET /v1/players/{player_id}` reads them since). Null for a game "
+                    "that is not rated."
+                },
+            ),
         ),
         "The match is won (`reason`: `target`, `napoleone`, `cappotto`).",
     ),
     GAME_ABORTED: (
         _data("GameAbortedData", reason=_REASON),
         "The key aborted the game.",
+    ),
+    TOURNAMENT_ROUND_STARTED: (
+        _tournament_data(
+            "TournamentRoundStartedData",
+            round=Integer("The round's number, from 1.", required=True),
+            start_at=String(
+                TIME + " When its games start; null: now.", allow_none=True, required=True
+            ),
+            tables=fields.List(
+                fields.Nested(WebhookTableSchema),
+                required=True,
+                metadata={"description": "Its tables (the games, then any bye or forfeit)."},
+            ),
+        ),
+        "A round of a tournament of the key's was paired and its games made "
+        "(`GET /v1/tournaments/{id}` has their seats' tokens).",
+    ),
+    TOURNAMENT_ROUND_FINISHED: (
+        _tournament_data(
+            "TournamentRoundFinishedData",
+            round=Integer("The round's number.", required=True),
+            standings=_STANDINGS,
+        ),
+        "The last game of a round ended: the standings after it.",
+    ),
+    TOURNAMENT_FINISHED: (
+        _tournament_data("TournamentFinishedData", standings=_STANDINGS),
+        "The tournament is over: its final standings.",
     ),
     PING: (
         Schema.from_dict(
@@ -175,7 +270,7 @@ DATA: dict[str, tuple[type[Schema], str]] = {
 
 def component(event_type: str) -> str:
     """The name of an event's body schema in the components ("TurnStartedWebhook")."""
-    return "".join(part.capitalize() for part in event_type.split(".")) + "Webhook"
+    return "".join(part.capitalize() for part in re.split(r"[._]", event_type)) + "Webhook"
 
 
 def install(spec: APISpec) -> None:

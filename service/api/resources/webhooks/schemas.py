@@ -197,7 +197,10 @@ class DeliverySchema(ResponseSchema):
         example="msg_IQXvjVesTzUolFf46urnQg.41",
     )
     type = Enumerated(DELIVERY_TYPE, metadata={"description": "The event's type."})
-    game = String("The game's id; null for a ping.", allow_none=True)
+    game = String(
+        "The game's id (a tournament's, `trn_...`, for a `tournament.*` event); null for a ping.",
+        allow_none=True,
+    )
     status = Enumerated(DELIVERY_STATUS, metadata={"description": "Where the delivery stands."})
     created_at = fields.String(metadata={"description": TIME})
     next_attempt_at = fields.String(
