@@ -47,9 +47,11 @@ class Clients(Section):
     """Requests and clients
 
     Attributes:
-        server_secret: 32+ random characters, the same on every instance: client keys
-            (Idempotency-Keys) are hashed with it, join codes and rematch tokens made with it (a new
-            secret voids the codes of games still waiting, and rematch tokens not yet asked for)
+        server_secret: 32+ random characters, the same on every instance and worker: client keys
+            (Idempotency-Keys) are hashed with it, join codes, rematch tokens and the seat tokens
+            of tournaments' games made with it (a new secret voids the codes of games still
+            waiting, rematch tokens not yet asked for, and the tokens of tournament games under
+            way)
         service_keys: the service keys platforms call the API with (`Authorization: Bearer
             <secret>`), `name=secret,name=secret`: each name 1 to 32 of `a-z 0-9 _ -`, each secret
             32+ random characters. A key creates games, acts for every seat of its own games and

@@ -14,6 +14,9 @@ paired or the tournament finished (:func:`advance`); a withdrawal (:func:`withdr
   over, is a forfeit win of its opponent (:mod:`..commands.tournaments` aborts it). In
   a round robin its later games are forfeit wins of their opponents; in an elimination,
   walkovers.
+- A Swiss round that cannot be paired (every pairing left would be a rematch or a
+  second bye: a small field with many rounds) ends the tournament after the round
+  before, as lichess's Swiss does.
 - Events (its webhooks' ``tournament.*``): ``round_started`` (with its tables),
   ``round_finished`` and ``finished`` (with the standings).
 """
@@ -27,6 +30,7 @@ from typing import Any
 
 from ...engine import Status
 from ...tournaments import (
+    PairingError,
     Played,
     elimination,
     elimination_walkovers,
@@ -160,7 +164,14 @@ def advance(
     number = updated.number + 1
     starts = tournament.round_starts
     at = starts[number - 2] if number - 2 < len(starts) else None
-    following = _paired(done, number, at if at is not None and at > when else None, when)
+    try:
+        following = _paired(done, number, at if at is not None and at > when else None, when)
+    except PairingError:
+        # A Swiss whose entrants have all met as FIDE's rules allow (a small field
+        # with many rounds): it ends here, as lichess's do.
+        finished = done.next_version(stage=Stage.FINISHED, finished_at=when)
+        events.append({"type": "finished", "standings": table_of(finished)})
+        return finished, events
     paired = replace(done, rounds=(*done.rounds, following)).next_version()
     events.append(round_started(paired))
     return paired, events
