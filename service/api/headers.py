@@ -57,6 +57,13 @@ CREATION_KEY_PARAMETER = {
     "one its rate limits count); another caller sending it makes another request.",
     "schema": {"type": "string", "minLength": MIN_CREATION_KEY_LENGTH, "maxLength": 255},
 }
+#: A page's link to the next one (a listing's, a leaderboard's, an export's).
+NEXT_PAGE = {
+    "Link": {
+        "description": 'The next page, as `<url>; rel="next"` (absent on the last).',
+        "schema": {"type": "string"},
+    }
+}
 REPLAYED = {
     "Idempotent-Replayed": {
         "description": "`true` when this is the stored answer to an earlier request with "

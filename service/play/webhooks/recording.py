@@ -48,24 +48,23 @@ def announce(connection: redis.Redis, client: Client, game: Game) -> None:
     which reads what the game's log gained into deliveries and makes them. A game
     relayed faster than the run reads is read once for many commits; no commit queues a
     job of its own."""
-    owner = game.owner
-    if owner is None or not client.exists(webhook_endpoints(owner)):
-        return
-    with client.pipeline(transaction=False) as pipe:
-        pipe.sadd(webhook_unread(owner), game.id)
-        pipe.expire(webhook_unread(owner), UNREAD_TTL_SECONDS)
-        pipe.execute()
-    wake(client, connection, owner)
+    if game.owner is not None:
+        _unread(connection, client, game.owner, game.id)
 
 
 def announce_tournament(connection: redis.Redis, client: Client, tournament: Tournament) -> None:
     """After a change to ``tournament`` that added to its log: as :func:`announce` for a
     game (its log read by the owner's run into deliveries)."""
-    owner = tournament.owner
+    _unread(connection, client, tournament.owner, tournament.id)
+
+
+def _unread(connection: redis.Redis, client: Client, owner: str, name: str) -> None:
+    """If ``owner`` has endpoints: the game or tournament ``name`` marked unread, and the
+    owner's run woken."""
     if not client.exists(webhook_endpoints(owner)):
         return
     with client.pipeline(transaction=False) as pipe:
-        pipe.sadd(webhook_unread(owner), tournament.id)
+        pipe.sadd(webhook_unread(owner), name)
         pipe.expire(webhook_unread(owner), UNREAD_TTL_SECONDS)
         pipe.execute()
     wake(client, connection, owner)

@@ -21,6 +21,7 @@ from ...headers import (
     CREATION_KEY_PARAMETER,
     ETAG,
     IF_NONE_MATCH,
+    NEXT_PAGE,
     NOT_MODIFIED,
     PER_VIEWER,
     REPLAYED,
@@ -227,12 +228,7 @@ class GameListing(MethodView):
     @blp.response(
         200,
         GameListSchema,
-        headers={
-            "Link": {
-                "description": 'The next page, as `<url>; rel="next"` (absent on the last).',
-                "schema": {"type": "string"},
-            }
-        },
+        headers=NEXT_PAGE,
     )
     @key_operation(
         blp,

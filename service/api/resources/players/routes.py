@@ -11,6 +11,7 @@ from werkzeug.routing import BaseConverter
 
 from ...blueprint import Blueprint
 from ...fields import PLAYER_ID
+from ...headers import NEXT_PAGE
 from ...problems import Problem, ProblemType
 from ...service_keys import key_operation, require_key
 from . import answers
@@ -45,12 +46,7 @@ class Leaderboard(MethodView):
     @blp.response(
         200,
         LeaderboardSchema,
-        headers={
-            "Link": {
-                "description": 'The next page, as `<url>; rel="next"` (absent on the last).',
-                "schema": {"type": "string"},
-            }
-        },
+        headers=NEXT_PAGE,
     )
     @key_operation(
         blp,
