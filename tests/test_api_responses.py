@@ -163,6 +163,20 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
         hooked.get(deliveries, headers=key),
         hooked.get(f"{deliveries}/{message.id}", headers=key),
     ]
+    # Its players' ratings, and a tournament (made, read by its key and by anyone, an
+    # entrant withdrawn).
+    entrants = [{"players": [{"player_id": f"t{n}", "name": f"T{n}"}]} for n in range(4)]
+    cup = {"name": "Cup", "format": "round_robin", "entrants": entrants}
+    made = keyed.post("/v1/tournaments", json=cup, headers=key)
+    assert made.status_code == 201, made.get_json()
+    tournament = f"/v1/tournaments/{made.get_json()['tournament']['id']}"
+    requests += [
+        keyed.get(tournament, headers=key),
+        keyed.get(tournament),
+        keyed.post(f"{tournament}/withdrawals", json={"entrant": 1}, headers=key),
+        keyed.get("/v1/players/a1", headers=key),
+        keyed.get("/v1/players?variant=scopa", headers=key),
+    ]
     for response in requests:
         assert response.status_code == 200, response.get_json()
     reacted = client.post(cirulla.url("/reactions"), json={"emote": "gg"}, headers=cirulla.auth(0))
