@@ -590,6 +590,8 @@ def platform_request(
         }
         if method == "POST" and path == TOURNAMENTS:
             kwargs["json"] = body if status != 422 else {**body, "rounds": 3}
+        elif path == TOURNAMENTS:
+            query = "?limit=5" if status != 422 else "?limit=0"
         else:
             made = games.http.post(games.base_url + TOURNAMENTS, json=body, headers=KEY).json()
             tournament = made["tournament"]

@@ -49,6 +49,7 @@ PINNED: list[tuple[Callable[..., str], tuple[object, ...], dict[str, object], st
     (keys.key_feed_state, (OWNER,), {}, "scopa:feed:{acme}:state"),
     (keys.key_feed_cursor, (OWNER, GAME), {}, "scopa:feed:{acme}:at:Xy7_abc"),
     (keys.key_feed_channel, (OWNER,), {}, "scopa:feed:{acme}:news"),
+    (keys.tournaments, (OWNER,), {}, "scopa:owner:{acme}:tournaments"),
     (keys.tournament, ("trn_ab1",), {}, "scopa:tournament:{trn_ab1}"),
     (keys.tournament_events, ("trn_ab1",), {}, "scopa:tournament:{trn_ab1}:events"),
     (keys.player_ratings, (OWNER, "p:1"), {}, "scopa:ratings:{acme}:player:p:1"),

@@ -374,3 +374,31 @@ def test_a_retried_creation_answers_the_same_and_no_token_is_kept(
         elif kind == "list":
             stored += redis.lrange(name, 0, -1)
     assert stored and not [t for t in tokens if any(t in value for value in stored)]
+
+
+def test_a_key_lists_its_tournaments_newest_first_a_page_at_a_time(
+    keyed: Callable[..., FlaskClient],
+) -> None:
+    client = keyed()
+    made = [
+        create(client, format="round_robin", entrants=players(2, f"ls{n}"), metadata={"n": str(n)})
+        for n in range(5)
+    ]
+    ids = [m["tournament"]["id"] for m in made][::-1]  # newest first
+    listed: list[str] = []
+    url: str | None = f"{URL}?limit=2"
+    while url is not None:
+        page = client.get(url, headers=key())
+        assert page.status_code == 200, page.get_json()
+        body = page.get_json()
+        assert len(body["tournaments"]) <= 2
+        listed += [t["id"] for t in body["tournaments"]]
+        url = body["next"]
+        assert (url is None) == ("Link" not in page.headers)
+    assert listed == ids
+    first = client.get(f"{URL}?limit=1", headers=key()).get_json()["tournaments"][0]
+    assert first["metadata"] == {"n": "4"} and first["entrants"] == 2
+    assert first["status"] == "playing" and first["round"] == 1
+    assert client.get(URL, headers=key(BETA)).get_json() == {"tournaments": [], "next": None}
+    wrong = client.get(f"{URL}?cursor=bm90LWEtY3Vyc29y", headers=key())
+    assert wrong.status_code == 422 and wrong.mimetype == "application/problem+json"

@@ -25,6 +25,7 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "Berger tables or a seeded single elimination, of players or Scopone pairs; its "
             "first round's games made with it, all or none, and each next round made by the "
             "service when the last game of a round ends or at its time in `round_starts`), "
+            "`listTournaments`, `GET /v1/tournaments` (the key's, newest first, paged), "
             "`getTournament`, `GET /v1/tournaments/{tournament_id}` (standings with Buchholz, "
             "Sonneborn-Berger, game points and scopas, and every round's pairings and "
             "results; anyone may read a public one, without player ids or tokens; `If-None- "

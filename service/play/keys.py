@@ -21,6 +21,7 @@ argument; the slot is the tag's)::
     scopa:owner:{<owner>}:over            sorted set: its games finished or aborted
     scopa:owner:{<owner>}:over:player:<player>  sorted set: those with a seat of that
                                           player
+    scopa:owner:{<owner>}:tournaments     sorted set: the tournaments a service key made
     scopa:rate:{<quota>:<who>}:<window>   integer: a rate limit's count in one window
     scopa:budget:{<payer>}:<window>       integer: a payer's milliseconds in one window
     scopa:streams:{<holder>}              sorted set: the leases of a holder's streams
@@ -121,6 +122,11 @@ def listing(owner: str, player_id: str | None = None, *, over: bool = False) -> 
     if player_id is None:
         return tagged if over else tagged + ":games"
     return f"{tagged}:player:{player_id}"
+
+
+def tournaments(owner: str) -> str:
+    """The index of ``owner``'s tournaments, by creation time (the owner's slot)."""
+    return _tagged(LISTING, owner) + ":tournaments"
 
 
 def listings(owner: str, player_ids: Iterable[str | None], *, over: bool = False) -> list[str]:

@@ -97,6 +97,7 @@ POLICIES: dict[str, Policy] = {
         **_MAKES_GAMES,
     ),
     "getTournament": Policy(Who.ANYONE),
+    "listTournaments": Policy(Who.KEY, quotas=("listings",), cost=0.05),
     "withdrawTournamentEntrant": Policy(Who.KEY, changes=True),
     # Webhooks.
     "createWebhook": Policy(Who.KEY, changes=True),

@@ -194,7 +194,9 @@ def create(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str 
     tournament = build(ctx, owner, body, time.time())
     first = tournament.rounds[0]
     creations = [game_of(ctx, tournament, first, t) for t in first.tables if t.game_id]
-    tournaments(ctx).save(tournament, [progress.round_started(tournament)], new=True)
+    store = tournaments(ctx)
+    store.save(tournament, [progress.round_started(tournament)], new=True)
+    store.index(tournament)
     queue_tournament(ctx.queue, tournament.id, "made", REPAIR_AFTER_SECONDS)
     recording.announce_tournament(ctx.queue.connection, ctx.store.redis, tournament)
     return Outcome(list(creations), status=201, value=tournament)
@@ -205,7 +207,7 @@ def abandoned(ctx: Context, outcome: Outcome) -> None:
     games were: the request failed, and makes nothing)."""
     tournament = outcome.value
     if isinstance(tournament, Tournament):
-        tournaments(ctx).delete(tournament.id)
+        tournaments(ctx).delete(tournament)
 
 
 def made(ctx: Context, game: Game | None, outcome: Outcome) -> None:

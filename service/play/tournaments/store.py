@@ -40,6 +40,8 @@ if length > 0 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
 return length
 """
 
+#: The most index entries a page of a key's tournaments reads.
+SCANNED = 200
 #: A tournament's id: "trn_" and 96 random bits, URL-safe.
 PREFIX = "trn_"
 
@@ -103,10 +105,50 @@ class TournamentStore:
             raise TournamentChangedError(tournament.id)
         return int(length)
 
-    def delete(self, tournament_id: str) -> None:
-        """Remove the tournament and its log (a creation whose games could not be made)."""
-        self.redis.delete(keys.tournament(tournament_id))
-        self.redis.delete(keys.tournament_events(tournament_id))
+    def delete(self, tournament: Tournament) -> None:
+        """Remove the tournament, its log and its entry in its key's index (a creation
+        whose games could not be made)."""
+        self.redis.delete(keys.tournament(tournament.id))
+        self.redis.delete(keys.tournament_events(tournament.id))
+        self.redis.zrem(keys.tournaments(tournament.owner), tournament.id)
+
+    def index(self, tournament: Tournament) -> None:
+        """List the new ``tournament`` among its key's (scored by its creation in ms; the
+        index expires with the last tournament made)."""
+        name = keys.tournaments(tournament.owner)
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(name, {tournament.id: int(tournament.created_at * 1000)})
+            pipe.expire(name, self.ttl)
+            pipe.execute()
+
+    def page(
+        self, owner: str, limit: int, after: tuple[int, str] | None = None
+    ) -> tuple[list[Tournament], tuple[int, str] | None]:
+        """Up to ``limit`` of ``owner``'s tournaments, newest first, after the position
+        ``after`` (a creation time in ms and an id; None: the newest), and the position
+        of the last one when more may follow. One that expired is dropped from the index
+        as the page meets it. It reads at most :data:`SCANNED` index entries."""
+        name = keys.tournaments(owner)
+        top = "+inf" if after is None else after[0]
+        read: Any = self.redis.zrevrangebyscore(
+            name, top, "-inf", start=0, num=SCANNED, withscores=True
+        )
+        rows: list[tuple[str, float]] = [(str(member), score) for member, score in read]
+        full = len(rows) == SCANNED  # (more may follow what it read)
+        if after is not None:  # its own millisecond: the ids after its own (Redis's order)
+            rows = [r for r in rows if int(r[1]) < after[0] or r[0] < after[1]]
+        found: list[Tournament] = []
+        last: tuple[int, str] | None = None
+        for tournament_id, score in rows:
+            if len(found) == limit:
+                return found, last
+            raw = self.redis.get(keys.tournament(tournament_id))
+            if raw is None:
+                self.redis.zrem(name, tournament_id)
+            else:
+                found.append(Tournament.from_json(raw))
+            last = (int(score), tournament_id)
+        return found, (last if full else None)
 
     def events(self, tournament_id: str, start: int = 0) -> list[dict[str, Any]]:
         """What happened to the tournament from position ``start`` of its log on."""

@@ -4,14 +4,21 @@ the seats' tokens of the games under way, made from the server's secret), or any
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
+from urllib.parse import urlencode
+
+from flask import request
 
 from ....play.steps import Creation, tournament_token
 from ....play.tournaments.model import Round, Table, Tournament
 from ....play.tournaments.progress import table_of
+from ....play.tournaments.store import TournamentStore
 from ....play.webhooks.events import rfc3339
-from ...context import server_secret
+from ...context import server_secret, store
 from ...game_views.answers import utc
+from ...problems import Problem, ProblemType
 from ..games.answers import created
 
 
@@ -129,3 +136,51 @@ def created_body(tournament: Tournament, creations: list[Creation]) -> dict[str,
             for c in creations
         ],
     }
+
+
+def summary(tournament: Tournament) -> dict[str, Any]:
+    """A tournament as its key's listing shows it (its own ``GET`` has the rest)."""
+    current = tournament.current
+    return {
+        "id": tournament.id,
+        "name": tournament.name,
+        "format": str(tournament.format),
+        "variant": tournament.variant,
+        "status": str(tournament.stage),
+        "entrants": len(tournament.entries),
+        "rounds": tournament.total_rounds,
+        "round": 0 if current is None else current.number,
+        "created_at": rfc3339(tournament.created_at),
+        "finished_at": _time(tournament.finished_at),
+        "metadata": dict(tournament.metadata),
+    }
+
+
+def listing(owner: str, query: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The page of the key's tournaments ``query`` asks for, and the next page's URL."""
+    after = _position(query["cursor"]) if "cursor" in query else None
+    store_ = store()
+    found, last = TournamentStore(store_.redis, store_.ttl).page(owner, query["limit"], after)
+    following = None
+    if last is not None:
+        cursor = base64.urlsafe_b64encode(f"{last[0]}:{last[1]}".encode()).decode().rstrip("=")
+        params = [(k, v) for k, v in request.args.items(multi=True) if k != "cursor"]
+        following = f"{request.path}?{urlencode([*params, ('cursor', cursor)])}"
+    return {"tournaments": [summary(t) for t in found], "next": following}, following
+
+
+def _position(cursor: str) -> tuple[int, str]:
+    """The position a listing's cursor names (422 if it is none a listing gave)."""
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode() + b"==").decode()
+        score, _, tournament_id = text.partition(":")
+        if not score.isdigit() or not tournament_id:
+            raise ValueError(cursor)
+        return int(score), tournament_id
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise Problem(
+            422,
+            ProblemType.VALIDATION,
+            "This cursor is not one a listing gave: follow the `next` link as it is.",
+            errors={"cursor": ["Not a listing's cursor."]},
+        ) from None

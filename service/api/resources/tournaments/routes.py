@@ -19,6 +19,7 @@ from ...headers import (
     CREATION_KEY_PARAMETER,
     ETAG,
     IF_NONE_MATCH,
+    NEXT_PAGE,
     NOT_MODIFIED,
     PER_VIEWER,
     REPLAYED,
@@ -26,11 +27,13 @@ from ...headers import (
     unchanged,
 )
 from ...problems import STORE_ERRORS, etag
-from ...service_keys import key_operation, requesting_key
+from ...service_keys import key_operation, requesting_key, require_key
 from . import answers
 from .schemas import (
     CreateTournamentSchema,
     TournamentCreatedSchema,
+    TournamentListQuerySchema,
+    TournamentListSchema,
     TournamentSchema,
     WithdrawalSchema,
 )
@@ -92,6 +95,23 @@ class Tournaments(MethodView):
         and in the key's `GET` while each game is played)."""
         reply = execute("createTournament", None, body, _created)
         return reply.body, reply.status, {"Idempotent-Replayed": "true"} if reply.replayed else {}
+
+    @blp.arguments(TournamentListQuerySchema, location="query", as_kwargs=True)
+    @blp.response(200, TournamentListSchema, headers=NEXT_PAGE)
+    @key_operation(
+        blp,
+        "listTournaments",
+        {422: "`limit` is out of 1 to 100, or the cursor is not one a listing gave."},
+    )
+    def get(self, **query: Any) -> Any:
+        """List your tournaments
+
+        For a service key: the tournaments it made, newest first, a page at a time
+        (`next`), each with its status and round; `GET /v1/tournaments/{id}` has its
+        standings and pairings. A tournament is listed as long as it is kept
+        (`GAME_TTL_SECONDS` after its last change)."""
+        body, following = answers.listing(require_key(), query)
+        return body, 200, ({"Link": f'<{following}>; rel="next"'} if following else {})
 
 
 @blp.route("/<string:tournament_id>")

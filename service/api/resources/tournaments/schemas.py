@@ -284,3 +284,41 @@ class WithdrawalSchema(StrictSchema):
             "way, if any, is aborted and won by its opponent (a forfeit)."
         },
     )
+
+
+#: The most tournaments a page of a key's holds.
+MAX_PAGE = 100
+
+
+class TournamentListQuerySchema(StrictSchema):
+    limit = fields.Integer(  # (from a query string: text)
+        load_default=20,
+        validate=validate.Range(1, MAX_PAGE),
+        metadata={"description": f"The most tournaments on the page (1 to {MAX_PAGE}; 20)."},
+    )
+    cursor = String(
+        "Where the page starts: the `cursor` of the `next` link of the page before "
+        "(opaque). Left out: the newest.",
+        validate=validate.Length(1, 200),
+    )
+
+
+class TournamentSummarySchema(ResponseSchema):
+    id = String("The tournament's id.")
+    name = String("Its name.")
+    format = String("How it pairs its rounds.", validate=validate.OneOf(FORMATS))
+    variant = VariantName(metadata={"description": "The game of every match."})
+    status = String("Where it stands.", validate=validate.OneOf([s.value for s in Stage]))
+    entrants = Integer("How many entrants it has.")
+    rounds = Integer("How many rounds it has.")
+    round = Integer("The round under way, or the last one.")
+    created_at = String("When it was made (RFC 3339).")
+    finished_at = String("When it finished; null until then.", allow_none=True)
+    metadata = fields.Dict(
+        keys=fields.String(), values=fields.String(), metadata={"description": "Your metadata."}
+    )
+
+
+class TournamentListSchema(ResponseSchema):
+    tournaments = NestedList(TournamentSummarySchema, "The key's tournaments, newest first.")
+    next = String("The next page's URL (relative), or null on the last.", allow_none=True)
