@@ -135,3 +135,29 @@ def test_a_tournament_is_kept_as_json_and_read_back_the_same() -> None:
     t, _ = play_round(tournament(5, Format.ROUND_ROBIN, rounds=5, metadata={"club": "x"}))
     again = Tournament.from_json(t.to_json())
     assert again == t and replace(again, version=9) != t
+
+
+def test_an_elimination_round_of_walkovers_only_is_over_at_once() -> None:
+    """Four entrants; after round 1, a finalist withdraws: the final is a walkover,
+    decided as it is paired (no game to make), and the tournament ends with it."""
+    t = tournament(4, Format.SINGLE_ELIMINATION, rounds=2)
+    t, _ = play_round(t)  # the first sides (seeds 1 and 2) go through
+    final = t.current
+    assert final is not None and final.number == 2
+    (table,) = final.tables
+    t, stopped = progress.withdraw(t, table.second or 0)
+    assert stopped == table.game_id  # its game aborted: the other finalist wins
+    t, events = progress.advance(t, {}, NOW) or (t, [])
+    assert [e["type"] for e in events] == ["round_finished", "finished"]
+    assert progress.table_of(t)[0]["entrant"] == table.first
+    # Both sides of a semi-final withdrawn before the final is paired: its winner's
+    # final is a walkover.
+    early = tournament(4, Format.SINGLE_ELIMINATION, rounds=2)
+    early, _ = progress.withdraw(early, 2)
+    early, _ = progress.withdraw(early, 3)
+    early, events = play_round(early)
+    walkover = early.current
+    assert walkover is not None and walkover.made and walkover.over
+    assert all(t.game_id is None for t in walkover.tables)
+    early, events = progress.advance(early, {}, NOW) or (early, [])
+    assert [e["type"] for e in events] == ["round_finished", "finished"]

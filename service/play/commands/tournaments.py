@@ -214,8 +214,8 @@ def made(ctx: Context, game: Game | None, outcome: Outcome) -> None:
     """After a round's games are committed: the round marked made (a worker that finds
     it not made makes the games that are missing)."""
     tournament = outcome.value
-    if not isinstance(tournament, Tournament) or tournament.current is None:
-        return
+    if not outcome.steps or not isinstance(tournament, Tournament) or tournament.current is None:
+        return  # (it made no game: a round being made by another job stays as it is)
     number = tournament.current.number
     store = tournaments(ctx)
     for _attempt in range(ATTEMPTS):
@@ -327,6 +327,8 @@ def advance(
         if following is None or current is None or following.number == current.number:
             return Outcome(value=changed)
         made_now = [game_of(ctx, changed, following, t) for t in following.tables if t.game_id]
+        if not made_now:
+            continue  # a round of byes and walkovers only: over at once, on to the next
         queue_tournament(ctx.queue, changed.id, "made", REPAIR_AFTER_SECONDS)
         return Outcome(list(made_now), value=changed)
     raise TournamentChangedError(tournament_id)

@@ -111,7 +111,8 @@ def _paired(tournament: Tournament, number: int, start_at: float | None, now: fl
         assert forfeit.second is not None and forfeit.winner is not None
         result = Result(winner=int(forfeit.winner), forfeit=True)
         tables.append(Table(len(tables) + 1, int(forfeit.first), int(forfeit.second), None, result))
-    return Round(number, tuple(tables), start_at=start_at, paired_at=now)
+    made = not any(t.game_id for t in tables)  # (a round of byes and forfeits has no game)
+    return Round(number, tuple(tables), start_at=start_at, paired_at=now, made=made)
 
 
 def result_of(table: Table, game: Game | None) -> Result | None:
