@@ -176,6 +176,8 @@ def test_the_plan_dumps_what_marshmallow_dumps_for_every_response(
         keyed.post(f"{tournament}/withdrawals", json={"entrant": 1}, headers=key),
         keyed.get("/v1/players/a1", headers=key),
         keyed.get("/v1/players?variant=scopa", headers=key),
+        keyed.get("/v1/tournaments", headers=key),
+        keyed.post(f"{tournament}/cancel", headers=key),
     ]
     for response in requests:
         assert response.status_code == 200, response.get_json()

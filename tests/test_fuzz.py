@@ -596,7 +596,7 @@ def platform_request(
             made = games.http.post(games.base_url + TOURNAMENTS, json=body, headers=KEY).json()
             tournament = made["tournament"]
             params["tournament_id"] = tournament["id"] if status != 404 else "trn_none"
-            if method == "POST":
+            if method == "POST" and path.endswith("/withdrawals"):
                 kwargs["json"] = {"entrant": 1 if status != 422 else 9}
             if status == 304:
                 now = games.http.get(f"{games.base_url}{TOURNAMENTS}/{tournament['id']}")

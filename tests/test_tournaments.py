@@ -17,7 +17,17 @@ import orjson
 import pytest
 from flask.testing import FlaskClient
 
-from tests.test_webhooks import BETA, SHORT_SCHEDULE, key, keyed, registered, wait_for
+from service.play.tournaments.store import TournamentStore
+from service.play.webhooks.tournament_events import messages_of
+from tests.test_webhooks import (
+    BETA,
+    SHORT_SCHEDULE,
+    conforms,
+    key,
+    keyed,
+    registered,
+    wait_for,
+)
 
 __all__ = ["keyed"]
 
@@ -402,3 +412,32 @@ def test_a_key_lists_its_tournaments_newest_first_a_page_at_a_time(
     assert client.get(URL, headers=key(BETA)).get_json() == {"tournaments": [], "next": None}
     wrong = client.get(f"{URL}?cursor=bm90LWEtY3Vyc29y", headers=key())
     assert wrong.status_code == 422 and wrong.mimetype == "application/problem+json"
+
+
+def test_a_cancelled_tournament_aborts_its_games_and_pairs_no_more(
+    keyed: Callable[..., FlaskClient], start_worker: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    client = keyed()
+    people = [{"players": [{"player_id": f"cx-{n}", "name": f"C{n}"}]} for n in range(4)]
+    made = create(client, format="round_robin", entrants=people)
+    tournament_id = made["tournament"]["id"]
+    cancelled = client.post(f"{URL}/{tournament_id}/cancel", headers=key())
+    assert cancelled.status_code == 200, cancelled.get_json()
+    view = cancelled.get_json()
+    assert view["status"] == "cancelled" and view["finished_at"] is not None
+    for game in made["games"]:
+        shown = client.get(f"/v1/games/{game['id']}", headers=key()).get_json()
+        assert shown["status"] == "aborted"
+        assert shown["abort_reason"] == "The tournament was cancelled."
+    # The games' ends reach the tournament's job: it makes no round after.
+    assert start_worker("--burst").wait(60) == 0
+    again = client.post(f"{URL}/{tournament_id}/cancel", headers=key()).get_json()
+    assert again["status"] == "cancelled" and len(again["pairings"]) == 1
+    assert client.post(f"{URL}/{tournament_id}/cancel", headers=key(BETA)).status_code == 404
+    # Its log, as its webhooks would carry it: started, then cancelled, each as the spec says.
+    store = client.application.extensions["scopa_store"]
+    tournaments = TournamentStore(store.redis, store.ttl)
+    told = messages_of(tournaments.load(tournament_id), tournaments.events(tournament_id), 0, now=1)
+    assert [m.type for m in told] == ["tournament.round_started", "tournament.cancelled"]
+    for message in told:
+        conforms(orjson.loads(message.body))

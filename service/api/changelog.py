@@ -29,10 +29,12 @@ CHANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "`getTournament`, `GET /v1/tournaments/{tournament_id}` (standings with Buchholz, "
             "Sonneborn-Berger, game points and scopas, and every round's pairings and "
             "results; anyone may read a public one, without player ids or tokens; `If-None- "
-            "Match` gives 304) and `withdrawTournamentEntrant`, `POST "
-            "/v1/tournaments/{tournament_id}/withdrawals`.",
-            "Webhook event types `tournament.round_started`, `tournament.round_finished` and "
-            "`tournament.finished` (a delivery's `game` is the tournament's id for them).",
+            "Match` gives 304), `withdrawTournamentEntrant`, `POST "
+            "/v1/tournaments/{tournament_id}/withdrawals`, and `cancelTournament`, `POST "
+            "/v1/tournaments/{tournament_id}/cancel`.",
+            "Webhook event types `tournament.round_started`, `tournament.round_finished`, "
+            "`tournament.finished` and `tournament.cancelled` (a delivery's `game` is the "
+            "tournament's id for them).",
             "`abortGame` refuses a tournament's game that is being played: 409, new problem "
             "type `/problems/tournament-game` (its entrant withdraws instead). New problem "
             "type `/problems/tournament-not-found` (404).",

@@ -99,6 +99,7 @@ POLICIES: dict[str, Policy] = {
     "getTournament": Policy(Who.ANYONE),
     "listTournaments": Policy(Who.KEY, quotas=("listings",), cost=0.05),
     "withdrawTournamentEntrant": Policy(Who.KEY, changes=True),
+    "cancelTournament": Policy(Who.KEY, changes=True),
     # Webhooks.
     "createWebhook": Policy(Who.KEY, changes=True),
     "listWebhooks": Policy(Who.KEY),
@@ -158,6 +159,7 @@ COMMANDS: dict[str, Command] = {
             abandoned=tournaments.abandoned,
         ),
         _command("withdrawTournamentEntrant", tournaments.withdraw),
+        _command("cancelTournament", tournaments.cancel),
         _command("advanceTournament", tournaments.advance, committed=tournaments.made),
         _command("createWebhook", webhooks.register),
         _command("updateWebhook", webhooks.update),

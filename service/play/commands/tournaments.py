@@ -277,6 +277,30 @@ def withdraw(
     raise TournamentChangedError(tournament_id)
 
 
+def cancel(ctx: Context, game: Game | None, seat: int | None, body: Any, _: str | None) -> Outcome:
+    """Tournament ``body["tournament"]`` cancelled by its key: its games under way
+    aborted (their steps committed by the runner), no round after. Over already
+    (finished or cancelled): as it is."""
+    owner = ctx.caller.require_key()
+    tournament_id = body["tournament"]
+    store = tournaments(ctx)
+    for _attempt in range(ATTEMPTS):
+        tournament = store.load(tournament_id, owner)
+        if tournament.stage is not progress.Stage.PLAYING:
+            return Outcome(value=tournament)
+        changed, stopped = progress.cancel(tournament, time.time())
+        event = {"type": "cancelled", "standings": progress.table_of(changed)}
+        try:
+            store.save(changed, [event])
+        except TournamentChangedError:
+            continue
+        recording.announce_tournament(ctx.queue.connection, ctx.store.redis, changed)
+        reason = "The tournament was cancelled."
+        aborted = [step for g in stopped for step in _aborted(ctx, g, reason)]
+        return Outcome(aborted, value=changed)
+    raise TournamentChangedError(tournament_id)
+
+
 def _aborted(ctx: Context, game_id: str | None, reason: str) -> list[steps.Step]:
     """The game ``game_id`` aborted (as none, if it is over or gone)."""
     if game_id is None:

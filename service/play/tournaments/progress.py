@@ -17,8 +17,10 @@ paired or the tournament finished (:func:`advance`); a withdrawal (:func:`withdr
 - A Swiss round that cannot be paired (every pairing left would be a rematch or a
   second bye: a small field with many rounds) ends the tournament after the round
   before, as lichess's Swiss does.
+- Its key may cancel it (:func:`cancel`): the games under way are aborted, and no
+  round follows.
 - Events (its webhooks' ``tournament.*``): ``round_started`` (with its tables),
-  ``round_finished`` and ``finished`` (with the standings).
+  ``round_finished``, ``finished`` and ``cancelled`` (with the standings).
 """
 
 from __future__ import annotations
@@ -211,6 +213,18 @@ def withdraw(tournament: Tournament, number: int) -> tuple[Tournament, str | Non
         tables.append(table)
     changed = replace(tournament, entries=tuple(entries))
     return _with_round(changed, replace(current, tables=tuple(tables))).next_version(), stopped
+
+
+def cancel(tournament: Tournament, now: float) -> tuple[Tournament, list[str]]:
+    """The tournament stopped by its key: no round after the current one, whose games
+    not over yet have no result (their ids: the caller aborts them)."""
+    current = tournament.current
+    stopped = (
+        []
+        if current is None
+        else [t.game_id for t in current.tables if t.result is None and t.game_id is not None]
+    )
+    return tournament.next_version(stage=Stage.CANCELLED, finished_at=now), stopped
 
 
 def table_of(tournament: Tournament) -> list[dict[str, Any]]:

@@ -38,6 +38,7 @@ TURN_STARTED = "turn.started"
 TOURNAMENT_ROUND_STARTED = "tournament.round_started"
 TOURNAMENT_ROUND_FINISHED = "tournament.round_finished"
 TOURNAMENT_FINISHED = "tournament.finished"
+TOURNAMENT_CANCELLED = "tournament.cancelled"
 #: Every event type an endpoint may ask for, in the order a match has them, then a
 #: tournament's.
 EVENT_TYPES = (
@@ -52,6 +53,7 @@ EVENT_TYPES = (
     TOURNAMENT_ROUND_STARTED,
     TOURNAMENT_ROUND_FINISHED,
     TOURNAMENT_FINISHED,
+    TOURNAMENT_CANCELLED,
 )
 #: What ``POST /v1/webhooks/{id}/test`` sends: no game's event, never recorded for one.
 PING = "ping"

@@ -1,5 +1,6 @@
 """The webhook events of a tournament (``tournament.round_started``,
-``tournament.round_finished``, ``tournament.finished``), read from its log
+``tournament.round_finished``, ``tournament.finished``, ``tournament.cancelled``), read
+from its log
 (service/play/tournaments/store.py) as a game's are read from its own. Pure: a
 tournament and a stretch of its log in, messages out. A message's id is
 ``msg_<tournament>.<n>``, ``<n>`` the position in the log of the event it tells of.
@@ -17,13 +18,19 @@ from typing import Any
 import orjson
 
 from ..tournaments.model import Tournament
+from .events import TOURNAMENT_CANCELLED as CANCELLED
 from .events import TOURNAMENT_FINISHED as FINISHED
 from .events import TOURNAMENT_ROUND_FINISHED as ROUND_FINISHED
 from .events import TOURNAMENT_ROUND_STARTED as ROUND_STARTED
 from .events import rfc3339
 from .store import Message
 
-_TYPES = {"round_started": ROUND_STARTED, "round_finished": ROUND_FINISHED, "finished": FINISHED}
+_TYPES = {
+    "round_started": ROUND_STARTED,
+    "round_finished": ROUND_FINISHED,
+    "finished": FINISHED,
+    "cancelled": CANCELLED,
+}
 
 
 def summary(tournament: Tournament) -> dict[str, Any]:

@@ -165,3 +165,17 @@ class Withdrawals(MethodView):
             "withdrawTournamentEntrant", None, {**body, "tournament": tournament_id}, _viewed
         )
         return reply.body
+
+
+@blp.route("/<string:tournament_id>/cancel")
+class Cancellation(MethodView):
+    @blp.response(200, TournamentSchema)
+    @key_operation(blp, "cancelTournament", NOT_FOUND)
+    def post(self, tournament_id: str) -> Any:
+        """Cancel a tournament
+
+        For the key: no round after the current one; its games under way are aborted
+        (no result). The standings stay as they stopped; its webhooks say
+        `tournament.cancelled`. Finished or cancelled already: the tournament as it is."""
+        reply = execute("cancelTournament", None, {"tournament": tournament_id}, _viewed)
+        return reply.body

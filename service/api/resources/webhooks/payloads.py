@@ -20,6 +20,7 @@ from ....play.webhooks.events import (
     PING,
     SEAT_JOINED,
     SEAT_LEFT,
+    TOURNAMENT_CANCELLED,
     TOURNAMENT_FINISHED,
     TOURNAMENT_ROUND_FINISHED,
     TOURNAMENT_ROUND_STARTED,
@@ -258,6 +259,11 @@ DATA: dict[str, tuple[type[Schema], str]] = {
     TOURNAMENT_FINISHED: (
         _tournament_data("TournamentFinishedData", standings=_STANDINGS),
         "The tournament is over: its final standings.",
+    ),
+    TOURNAMENT_CANCELLED: (
+        _tournament_data("TournamentCancelledData", standings=_STANDINGS),
+        "The key cancelled the tournament: its games under way aborted, no round after; "
+        "the standings as it stopped.",
     ),
     PING: (
         Schema.from_dict(
