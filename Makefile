@@ -36,7 +36,7 @@ COMPILED = $(CURDIR)/build/mypyc
 PREPARE_COMPILED = $(VENV_PY) -m tests.bench.compiled prepare
 
 .DEFAULT_GOAL := help
-.PHONY: help venv venv-serve install run test test-tools test-long test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools web bench compile openapi docs loadtest compare clock-flood hostile webhook-latency slowclients scaling tournament fit-deal-end declaring clean clean-data
+.PHONY: help venv venv-serve install run test test-tools test-long test-compiled test-compiled-engine fuzz lint lint-openapi lint-deploy lock node-tools web bench compile openapi docs loadtest players compare clock-flood hostile webhook-latency slowclients scaling tournament fit-deal-end declaring clean clean-data
 
 help: ## Show this list of targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-21s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -281,6 +281,22 @@ ifneq ($(HAVE_CC),)
 		|| echo "could not install mypyc (pip install -e '.[compile]' failed)"
 endif
 	$(VENV_PY) -m tests.bench.loadtest --players $(PLAYERS) --seconds $(SECONDS)
+
+INSTANCES ?= 1
+PLAYERS_ARGS ?=
+# People, not requests (tests/bench/players.py): GAMES matches (default 100 here; SEATS=2,
+# 4 or 2,4 seats each) whose every seat follows its game on an event stream, as /play does,
+# and plays after THINK seconds (default 5 here) for SECONDS (default 30 here), on
+# INSTANCES instances at `make run`'s defaults, rate limits off; one generator process.
+players: $(STAMP) ## Matches played by people on streams: GAMES=100 THINK=5 s SECONDS=30 INSTANCES=1 (SEATS=2, 4 or 2,4); moves served, delivery, refusals, memory, CPU; PLAYERS_ARGS=--help
+ifneq ($(HAVE_CC),)
+	@$(MAKE) --no-print-directory $(COMPILE_STAMP) \
+		|| echo "could not install mypyc (pip install -e '.[compile]' failed)"
+endif
+	$(VENV_PY) -m tests.bench.players --games $(if $(filter command line,$(origin GAMES)),$(GAMES),100) \
+		--think $(if $(filter command line,$(origin THINK)),$(THINK),5) \
+		--seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30) \
+		--instances $(INSTANCES) --seats $(SEATS) $(PLAYERS_ARGS)
 
 BEFORE ?= HEAD
 # Two versions in one run, so that a drift of the machine falls on both: the load test's

@@ -85,6 +85,7 @@ LONG = {
     "test_scale_out.py",
     "test_slow_clients.py",
     "test_loadtest.py",
+    "test_players_bench.py",
     "test_redis_topologies.py",
     "test_fair_bots.py",
     "test_webhook_isolation.py",
