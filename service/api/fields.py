@@ -458,3 +458,29 @@ def Metadata(values: fields.Field | None = None, **kwargs: Any) -> fields.Dict: 
         },
         **kwargs,
     )
+
+
+#: The most entries a listing's page holds (a key's games, tournaments, a leaderboard).
+MAX_PAGE = 100
+
+
+def PageLimit(entries: str) -> fields.Integer:  # noqa: N802
+    """A listing's ``limit``: how many ``entries`` a page holds at most (from a query
+    string: text)."""
+    return fields.Integer(
+        load_default=20,
+        validate=validate.Range(1, MAX_PAGE),
+        metadata={
+            "description": f"The most {entries} on the page (1 to {MAX_PAGE}; 20 by default)."
+        },
+    )
+
+
+def PageCursor(first: str) -> fields.String:  # noqa: N802
+    """A listing's ``cursor``: where a page starts, from the page before's ``next``
+    (``first``: where a page starts without one)."""
+    return String(
+        "Where the page starts: the `cursor` of the `next` link of the page before "
+        f"(opaque). Left out: {first}.",
+        validate=validate.Length(1, 200),
+    )

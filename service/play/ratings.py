@@ -238,10 +238,7 @@ class Ratings:
         ranks = ranks_of(match.winner, match.scores)
         player_keys = [keys.player_ratings(owner, p) for p in players]
         for _ in range(ATTEMPTS):
-            with self.redis.pipeline(transaction=False) as pipe:
-                for name in player_keys:
-                    pipe.hget(name, variant)
-                raw: list[str | None] = pipe.execute()
+            raw = self.raw_records(owner, variant, players)
             records = [Record.from_json(r) for r in raw]
             seats = [Seat(match.teams[s], r.rating) for s, r in enumerate(records)]
             after = rate(seats, ranks)
@@ -275,20 +272,33 @@ class Ratings:
                 return self.outcome(owner, game.id)
         return None
 
+    def raw_records(self, owner: str, variant: str, players: Sequence[str]) -> list[str | None]:
+        """Each player's record in ``variant`` as stored (None: no rated game of it yet),
+        read in one round trip."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for player in players:
+                pipe.hget(keys.player_ratings(owner, player), variant)
+            found: list[str | None] = pipe.execute()
+        return found
+
+    def records(self, owner: str, variant: str, players: Sequence[str]) -> list[Record]:
+        """Each player's record in ``variant`` (a new player's: :class:`Record`'s defaults)."""
+        return [Record.from_json(raw) for raw in self.raw_records(owner, variant, players)]
+
     def player(self, owner: str, player_id: str) -> dict[str, tuple[Record, int]]:
         """``player_id``'s record in each variant it has rated games of, with its place
         on that variant's leaderboard (1: the top)."""
-        raw = self.redis.hgetall(keys.player_ratings(owner, player_id))
-        variants = sorted(v.decode() if isinstance(v, bytes) else v for v in raw)
+        read: Any = self.redis.hgetall(keys.player_ratings(owner, player_id))
+        raw: dict[str, str] = read  # (the games' client decodes: text)
+        variants = sorted(raw)
         with self.redis.pipeline(transaction=False) as pipe:
             for variant in variants:
                 pipe.zrevrank(keys.rating_board(owner, variant), player_id)
             places = pipe.execute()
-        found: dict[str, tuple[Record, int]] = {}
-        by_name = {(k.decode() if isinstance(k, bytes) else k): v for k, v in raw.items()}
-        for variant, place in zip(variants, places, strict=True):
-            found[variant] = (Record.from_json(by_name[variant]), (place or 0) + 1)
-        return found
+        return {
+            variant: (Record.from_json(raw[variant]), (place or 0) + 1)
+            for variant, place in zip(variants, places, strict=True)
+        }
 
     def board(
         self, owner: str, variant: str, limit: int, cursor: str | None = None
@@ -298,25 +308,16 @@ class Ratings:
         score, after = _read_cursor(cursor) if cursor else ("", "")
         board = keys.rating_board(owner, variant)
         flat = self._page(keys=[board], args=[score, after, limit + 1])
-        rows = [
-            (_text(flat[i]), _text(flat[i + 1]), int(flat[i + 2])) for i in range(0, len(flat), 3)
-        ]
+        rows = [(str(flat[i]), str(flat[i + 1]), int(flat[i + 2])) for i in range(0, len(flat), 3)]
         more = len(rows) > limit
         rows = rows[:limit]
-        with self.redis.pipeline(transaction=False) as pipe:
-            for player, _, _ in rows:
-                pipe.hget(keys.player_ratings(owner, player), variant)
-            raw = pipe.execute()
+        records = self.records(owner, variant, [player for player, _, _ in rows])
         entries = [
-            Entry(player, place + 1, Record.from_json(r))
-            for (player, _, place), r in zip(rows, raw, strict=True)
+            Entry(player, place + 1, record)
+            for (player, _, place), record in zip(rows, records, strict=True)
         ]
         last = rows[-1] if rows else None
         return entries, (_write_cursor(last[1], last[0]) if more and last else None)
-
-
-def _text(value: str | bytes) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def _write_cursor(score: str, player: str) -> str:

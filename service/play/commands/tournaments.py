@@ -81,10 +81,8 @@ def _entries(ctx: Context, owner: str, body: dict[str, Any]) -> tuple[Entry, ...
     made = []
     for order, spec in enumerate(body["entrants"]):
         members = tuple(Member(p["player_id"], p["name"], p.get("bot")) for p in spec["players"])
-        shown = []
-        for member in members:
-            record = ratings.player(owner, member.player_id).get(variant)
-            shown.append(record[0].rating.display if record else 0.0)
+        records = ratings.records(owner, variant, [m.player_id for m in members])
+        shown = [record.rating.display for record in records]  # (a new player's: 0)
         name = spec.get("name") or " & ".join(m.name for m in members)
         made.append((-sum(shown) / len(shown), order, name, members))
     made.sort(key=lambda entry: (entry[0], entry[1]))
@@ -136,21 +134,12 @@ def build(ctx: Context, owner: str, body: dict[str, Any], now: float) -> Tournam
     return progress.start(tournament, now, later)
 
 
-def seat_players(tournament: Tournament, table: Table) -> list[Member]:
-    """The players of a table's game, seat by seat: the first side on seats 0 (and 2),
-    the second on 1 (and 3)."""
-    assert table.second is not None
-    first = tournament.entry(table.first).members
-    second = tournament.entry(table.second).members
-    return [side[n] for n in range(len(first)) for side in (first, second)]
-
-
 def game_of(ctx: Context, tournament: Tournament, round_: Round, table: Table) -> steps.Creation:
     """The game of a table: the tournament's variant, target, rules and clock, its
     players' ids, names and computer players, each person's token the one
     :func:`steps.tournament_token` makes, rated if the tournament is."""
     assert table.game_id is not None
-    players = seat_players(tournament, table)
+    players = tournament.seat_players(table)
     setup = steps.Setup(
         variant=tournament.variant,
         names=[p.name for p in players],

@@ -136,6 +136,14 @@ class Tournament:
     def entry(self, number: int) -> Entry:
         return self.entries[number - 1]
 
+    def seat_players(self, table: Table) -> list[Member]:
+        """The players of a table's game, seat by seat: the first side on seats 0 (and 2),
+        the second on 1 (and 3)."""
+        assert table.second is not None, "a bye has no game"
+        first = self.entry(table.first).members
+        second = self.entry(table.second).members
+        return [side[n] for n in range(len(first)) for side in (first, second)]
+
     def entrants(self) -> list[Entrant]:
         """Its entrants as the pairing and standings functions take them."""
         return [Entrant(e.key, e.rating, e.number) for e in self.entries]

@@ -68,9 +68,9 @@ def scan(
     first, from its ``cursor``, created within ``bounds`` (the newest and oldest score,
     inclusive), at most ``limit``; and the next page's URL when the index may hold more
     (the same query from the last game read), else None."""
-    start = _cursor(query["cursor"]) if "cursor" in query else None
+    start = position_of(query["cursor"]) if "cursor" in query else None
     found, last, more = _scan(key, query, start, bounds, limit, keep, accept)
-    return found, _next_url(last) if more and last is not None else None
+    return found, next_url(last) if more and last is not None else None
 
 
 def _scan(
@@ -131,8 +131,9 @@ def _ms(moment: datetime | None, step: int) -> int | None:
     return math.floor(ms) + 1 if step > 0 else math.ceil(ms) - 1
 
 
-def _cursor(text: str) -> Position:
-    """The position a ``cursor`` names (422 if it is none a listing gave)."""
+def position_of(text: str) -> Position:
+    """The position a ``cursor`` names, a creation time (ms) and an id (422 if it is none
+    a listing gave): a key's games', or its tournaments'."""
     try:
         score, _, game_id = base64.urlsafe_b64decode(text.encode() + b"==").decode().partition(":")
         if not game_id or not score.isdigit():
@@ -147,8 +148,14 @@ def _cursor(text: str) -> Position:
         ) from None
 
 
-def _next_url(last: Position) -> str:
+def next_url(last: Position) -> str:
+    """The URL of the page after ``last`` (its cursor as :func:`position_of` reads it)."""
     cursor = base64.urlsafe_b64encode(f"{last.score}:{last.game_id}".encode()).decode()
+    return page_url(cursor.rstrip("="))
+
+
+def page_url(cursor: str) -> str:
+    """This request's URL with ``cursor`` for its ``cursor`` (a listing's next page)."""
     params = [(k, v) for k, v in request.args.items(multi=True) if k != "cursor"]
-    params.append(("cursor", cursor.rstrip("=")))
+    params.append(("cursor", cursor))
     return f"{request.path}?{urlencode(params)}"

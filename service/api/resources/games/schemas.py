@@ -22,6 +22,8 @@ from ...fields import (
     Name,
     Nested,
     NestedList,
+    PageCursor,
+    PageLimit,
     PlayerId,
     RulesField,
     StrictSchema,
@@ -234,9 +236,6 @@ class AbortRequestSchema(StrictSchema):
 
 # -- a service key's listing of its games -------------------------------------------------
 
-#: The most games a listing's page holds.
-MAX_PAGE = 100
-
 
 class GameListQuerySchema(MetadataFilters):
     status = String(
@@ -252,16 +251,8 @@ class GameListQuerySchema(MetadataFilters):
         format="iso",
         metadata={"description": "Only the games created before this time (RFC 3339)."},
     )
-    limit = fields.Integer(  # (from a query string: text)
-        load_default=20,
-        validate=validate.Range(1, MAX_PAGE),
-        metadata={"description": f"The most games on the page (1 to {MAX_PAGE}; 20 by default)."},
-    )
-    cursor = String(
-        "Where the page starts: the `cursor` of the `next` link of the page "
-        "before (opaque). Left out: the newest games.",
-        validate=validate.Length(1, 200),
-    )
+    limit = PageLimit("games")
+    cursor = PageCursor("the newest games")
 
 
 class ListedSeatSchema(ResponseSchema):

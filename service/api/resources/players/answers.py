@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlencode
-
-from flask import request
 
 from ....play.ratings import BadCursorError, Ratings, Record
 from ....play.webhooks.events import rating_of
 from ...context import store
+from ...game_views.answers import utc
 from ...problems import Problem, ProblemType
+from ..games.listing import page_url
 
 
 def player(owner: str, player_id: str) -> dict[str, Any]:
@@ -37,10 +35,7 @@ def leaderboard(owner: str, query: dict[str, Any]) -> tuple[dict[str, Any], str 
             "This cursor is not one a leaderboard gave: follow the `next` link as it is.",
             errors={"cursor": ["Not a leaderboard's cursor."]},
         ) from None
-    following = None
-    if cursor is not None:
-        params = [(k, v) for k, v in request.args.items(multi=True) if k != "cursor"]
-        following = f"{request.path}?{urlencode([*params, ('cursor', cursor)])}"
+    following = None if cursor is None else page_url(cursor)
     players = [{"player_id": e.player_id, **_record(variant, e.record, e.place)} for e in entries]
     return {"variant": variant, "players": players, "next": following}, following
 
@@ -58,13 +53,5 @@ def _record(variant: str, record: Record, place: int) -> dict[str, Any]:
         "hands": record.hands,
         "scopas_per_hand": record.scopas / record.hands if record.hands else 0.0,
         "last_game": record.last_game,
-        "updated_at": _utc(record.updated_at),
+        "updated_at": utc(record.updated_at),
     }
-
-
-def _utc(when: float | None) -> str | None:
-    if when is None:
-        return None
-    return (
-        datetime.fromtimestamp(when, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    )

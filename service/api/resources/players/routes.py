@@ -14,6 +14,7 @@ from ...fields import PLAYER_ID
 from ...headers import NEXT_PAGE
 from ...problems import Problem, ProblemType
 from ...service_keys import key_operation, require_key
+from ..games.listing import link
 from . import answers
 from .schemas import LeaderboardQuerySchema, LeaderboardSchema, PlayerSchema
 
@@ -63,7 +64,7 @@ class Leaderboard(MethodView):
         at a time (`next`). A player is on it from their first rated game of the variant
         finished; the key's other players are not."""
         body, following = answers.leaderboard(require_key(), query)
-        return body, 200, ({"Link": f'<{following}>; rel="next"'} if following else {})
+        return body, 200, link(following)
 
 
 @blp.route("/<player:player_id>")

@@ -4,23 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import fields, validate
-
 from ...fields import (
     Float,
     Integer,
     Nested,
     NestedList,
+    PageCursor,
+    PageLimit,
     PlayerId,
     StrictSchema,
     String,
     VariantName,
 )
 from ...responses import ResponseSchema
-
-#: The most players a leaderboard's page holds.
-MAX_PAGE = 100
-
 
 #: What each part of a rating is.
 RATING = (
@@ -89,16 +85,8 @@ class LeaderboardQuerySchema(StrictSchema):
     variant = VariantName(
         required=True, metadata={"description": "The variant whose leaderboard to read."}
     )
-    limit = fields.Integer(  # (from a query string: text)
-        load_default=20,
-        validate=validate.Range(1, MAX_PAGE),
-        metadata={"description": f"The most players on the page (1 to {MAX_PAGE}; 20 by default)."},
-    )
-    cursor = String(
-        "Where the page starts: the `cursor` of the `next` link of the page before "
-        "(opaque). Left out: the top.",
-        validate=validate.Length(1, 200),
-    )
+    limit = PageLimit("players")
+    cursor = PageCursor("the top")
 
 
 class LeaderboardSchema(ResponseSchema):

@@ -4,26 +4,17 @@ the seats' tokens of the games under way, made from the server's secret), or any
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
-from urllib.parse import urlencode
 
-from flask import request
-
+from ....play.listing import Position
 from ....play.steps import Creation, tournament_token
 from ....play.tournaments.model import Round, Table, Tournament
 from ....play.tournaments.progress import table_of
 from ....play.tournaments.store import TournamentStore
-from ....play.webhooks.events import rfc3339
 from ...context import server_secret, store
 from ...game_views.answers import utc
-from ...problems import Problem, ProblemType
+from ..games import listing as games_listing
 from ..games.answers import created
-
-
-def _time(when: float | None) -> str | None:
-    return None if when is None else rfc3339(when)
 
 
 def view(tournament: Tournament, *, keyed: bool, seats: bool = True) -> dict[str, Any]:
@@ -43,8 +34,8 @@ def view(tournament: Tournament, *, keyed: bool, seats: bool = True) -> dict[str
         "clock": tournament.clock,
         "rated": tournament.rated,
         "public": tournament.public,
-        "created_at": rfc3339(tournament.created_at),
-        "finished_at": _time(tournament.finished_at),
+        "created_at": utc(tournament.created_at),
+        "finished_at": utc(tournament.finished_at),
         "entrants": [
             {
                 "number": e.number,
@@ -73,8 +64,8 @@ def view(tournament: Tournament, *, keyed: bool, seats: bool = True) -> dict[str
 def _round(tournament: Tournament, round_: Round, *, seats: bool) -> dict[str, Any]:
     return {
         "round": round_.number,
-        "start_at": _time(round_.start_at),
-        "finished_at": _time(round_.finished_at),
+        "start_at": utc(round_.start_at),
+        "finished_at": utc(round_.finished_at),
         "tables": [_table(tournament, t, seats=seats) for t in round_.tables],
     }
 
@@ -102,10 +93,7 @@ def _table(tournament: Tournament, table: Table, *, seats: bool) -> dict[str, An
 
 def _seats(tournament: Tournament, table: Table) -> list[dict[str, Any]]:
     """A table's seats with their tokens while its game is under way (from the secret)."""
-    assert table.game_id is not None and table.second is not None
-    first = tournament.entry(table.first).members
-    second = tournament.entry(table.second).members
-    players = [side[n] for n in range(len(first)) for side in (first, second)]
+    assert table.game_id is not None
     live = table.result is None
     return [
         {
@@ -115,7 +103,7 @@ def _seats(tournament: Tournament, table: Table) -> list[dict[str, Any]]:
             if p.bot or not live
             else tournament_token(server_secret(), table.game_id, seat),
         }
-        for seat, p in enumerate(players)
+        for seat, p in enumerate(tournament.seat_players(table))
     ]
 
 
@@ -150,37 +138,18 @@ def summary(tournament: Tournament) -> dict[str, Any]:
         "entrants": len(tournament.entries),
         "rounds": tournament.total_rounds,
         "round": 0 if current is None else current.number,
-        "created_at": rfc3339(tournament.created_at),
-        "finished_at": _time(tournament.finished_at),
+        "created_at": utc(tournament.created_at),
+        "finished_at": utc(tournament.finished_at),
         "metadata": dict(tournament.metadata),
     }
 
 
 def listing(owner: str, query: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """The page of the key's tournaments ``query`` asks for, and the next page's URL."""
-    after = _position(query["cursor"]) if "cursor" in query else None
+    """The page of the key's tournaments ``query`` asks for, and the next page's URL (its
+    cursor as the games' listing's: a creation time and an id)."""
+    start = games_listing.position_of(query["cursor"]) if "cursor" in query else None
+    after = None if start is None else (start.score, start.game_id)
     store_ = store()
     found, last = TournamentStore(store_.redis, store_.ttl).page(owner, query["limit"], after)
-    following = None
-    if last is not None:
-        cursor = base64.urlsafe_b64encode(f"{last[0]}:{last[1]}".encode()).decode().rstrip("=")
-        params = [(k, v) for k, v in request.args.items(multi=True) if k != "cursor"]
-        following = f"{request.path}?{urlencode([*params, ('cursor', cursor)])}"
+    following = None if last is None else games_listing.next_url(Position(*last))
     return {"tournaments": [summary(t) for t in found], "next": following}, following
-
-
-def _position(cursor: str) -> tuple[int, str]:
-    """The position a listing's cursor names (422 if it is none a listing gave)."""
-    try:
-        text = base64.urlsafe_b64decode(cursor.encode() + b"==").decode()
-        score, _, tournament_id = text.partition(":")
-        if not score.isdigit() or not tournament_id:
-            raise ValueError(cursor)
-        return int(score), tournament_id
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise Problem(
-            422,
-            ProblemType.VALIDATION,
-            "This cursor is not one a listing gave: follow the `next` link as it is.",
-            errors={"cursor": ["Not a listing's cursor."]},
-        ) from None

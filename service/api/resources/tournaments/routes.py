@@ -28,6 +28,7 @@ from ...headers import (
 )
 from ...problems import STORE_ERRORS, etag
 from ...service_keys import key_operation, requesting_key, require_key
+from ..games.listing import link
 from . import answers
 from .schemas import (
     CreateTournamentSchema,
@@ -111,7 +112,7 @@ class Tournaments(MethodView):
         standings and pairings. A tournament is listed as long as it is kept
         (`GAME_TTL_SECONDS` after its last change)."""
         body, following = answers.listing(require_key(), query)
-        return body, 200, ({"Link": f'<{following}>; rel="next"'} if following else {})
+        return body, 200, link(following)
 
 
 @blp.route("/<string:tournament_id>")

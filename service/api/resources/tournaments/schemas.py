@@ -20,6 +20,8 @@ from ...fields import (
     Name,
     Nested,
     NestedList,
+    PageCursor,
+    PageLimit,
     PlayerId,
     RulesField,
     StrictSchema,
@@ -286,21 +288,9 @@ class WithdrawalSchema(StrictSchema):
     )
 
 
-#: The most tournaments a page of a key's holds.
-MAX_PAGE = 100
-
-
 class TournamentListQuerySchema(StrictSchema):
-    limit = fields.Integer(  # (from a query string: text)
-        load_default=20,
-        validate=validate.Range(1, MAX_PAGE),
-        metadata={"description": f"The most tournaments on the page (1 to {MAX_PAGE}; 20)."},
-    )
-    cursor = String(
-        "Where the page starts: the `cursor` of the `next` link of the page before "
-        "(opaque). Left out: the newest.",
-        validate=validate.Length(1, 200),
-    )
+    limit = PageLimit("tournaments")
+    cursor = PageCursor("the newest")
 
 
 class TournamentSummarySchema(ResponseSchema):
