@@ -33,6 +33,7 @@ from .api.json_provider import OrjsonProvider
 from .api.openapi import ContractPlugin
 from .api.problems import ProblemApi
 from .api.resources import BLUEPRINTS
+from .api.resources.events import grip
 from .api.resources.players.routes import PlayerIdConverter, player_id_schema
 from .api.resources.webhooks import payloads as webhook_payloads
 from .play import GameStore, connections, queues
@@ -188,6 +189,7 @@ def create_app(
     docs_ui.install(app)
     play_page.install(app)
     rules_page.install(app)
+    app.register_blueprint(grip.blp)  # the GRIP proxy's next links (outside the spec)
     bodies.install(app, settings.max_body_bytes)
     service_keys.install(app, settings.server_secret, settings.service_keys)
     ratelimit.install(app, commands.policy_of)

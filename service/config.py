@@ -139,7 +139,8 @@ def _refusal(messages: Mapping[str, Any], given: Mapping[str, str]) -> str:
 
 def check(settings: Settings) -> None:
     """What the app's settings must be together to serve (ConfigError if not): a
-    server secret, and a wait for replicas that fits in a Redis call."""
+    server secret, a wait for replicas that fits in a Redis call, and a GRIP proxy's key
+    with its publish endpoints."""
     if len(settings.server_secret) < MIN_SECRET_LENGTH:
         raise ConfigError(
             f"SERVER_SECRET must be set to a random string of at least {MIN_SECRET_LENGTH} "
@@ -153,6 +154,11 @@ def check(settings: Settings) -> None:
         raise ConfigError(
             "REDIS_REPLICA_TIMEOUT_SECONDS must be shorter than REDIS_TIMEOUT_SECONDS: the "
             "wait for replicas is a Redis call, which gives up after REDIS_TIMEOUT_SECONDS"
+        )
+    if bool(settings.grip_key) != bool(settings.grip_publish_urls):
+        raise ConfigError(
+            "GRIP_KEY and GRIP_PUBLISH_URLS go together: a GRIP proxy holds streams only if "
+            "the service knows both the key it signs with and where to publish to it"
         )
 
 

@@ -20,6 +20,7 @@ from . import config
 from .engine.build import check_engine, engine_build, engine_description
 from .play import BotSettings
 from .play.queues import queue_connection, queues_for
+from .play.relay import NO_RELAY, Relay
 from .play.webhooks.addresses import allowed_hosts
 from .play.webhooks.queueing import HookSettings, retry_schedule
 from .play.workers import WorkerSettings, configure
@@ -49,7 +50,18 @@ def settings_from(settings: config.Settings) -> WorkerSettings:
             allow=allowed_hosts(settings.webhook_allow_hosts),
             max_pending=settings.webhook_max_pending,
         ),
+        relay=_relay(settings),
     )
+
+
+def _relay(settings: config.Settings) -> Relay:
+    """The GRIP proxies the jobs' commits are published to (``GRIP_PUBLISH_URLS``): the
+    events rendered as the API's streams send them."""
+    if not settings.grip_publish_urls:
+        return NO_RELAY
+    from .api.resources.events.grip import relay_of  # (the API's event format)
+
+    return relay_of(settings)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -74,16 +74,17 @@ def children_of(pid: int) -> list[int]:
     return sorted(set(found))
 
 
-def burst_worker(redis_url: str) -> None:
+def burst_worker(redis_url: str, **settings: str) -> None:
     """Run a background worker (``--burst``) on ``redis_url`` until every job queued is
-    done: computer players with a 3 ms expert, in 1 s slices. Fails if it fails, or takes
-    over two minutes."""
+    done: computer players with a 3 ms expert, in 1 s slices (and ``settings``). Fails if
+    it fails, or takes over two minutes."""
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
         "SERVER_SECRET": "x" * 40,
         "EXPERT_BUDGET_MS": "3",
         "BOT_SLICE_SECONDS": "1",
+        **settings,
     }
     worker = subprocess.Popen(
         [sys.executable, "-m", "service.worker", "--burst"],

@@ -100,6 +100,8 @@ def context() -> Context:
 
 
 def _context() -> Context:
+    from .resources.events.grip import relay_of  # (the resources import this module)
+
     queue = current_app.extensions["scopa_bot_queue"]
     games = store()
     config = settings()
@@ -119,6 +121,7 @@ def _context() -> Context:
             max_endpoints=config.webhook_max_endpoints,
             max_pending=config.webhook_max_pending,
         ),
+        relay=relay_of(config),
     )
 
 

@@ -64,6 +64,10 @@ from .settings import settings
 
 #: Paths never limited: exactly these (a path that merely starts like one is limited).
 UNLIMITED_PATHS = frozenset({"/healthz", "/readyz", "/docs", "/redoc", "/play"})
+#: The GRIP proxy's own requests for the streams it holds (each stream's ``next`` link,
+#: service/api/resources/events/grip.py): the proxy's, not a client's; the stream was
+#: counted when it opened.
+UNLIMITED_PREFIX = "/grip/"
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,7 @@ def install(app: Flask, policy_of: Callable[[], Policy | None]) -> None:
 
     @app.before_request
     def _limit() -> None:
-        if request.path in UNLIMITED_PATHS:
+        if request.path in UNLIMITED_PATHS or request.path.startswith(UNLIMITED_PREFIX):
             return
         g.cpu_started = thread_time()
         policy = policy_of()

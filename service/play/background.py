@@ -206,6 +206,7 @@ def _context(
         ttl_seconds=settings.ttl_seconds,
         queue=queue_for(current.connection),
         join_answer=_no_join_answer,
+        relay=settings.relay,
     )
 
 

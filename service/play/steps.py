@@ -170,6 +170,9 @@ class Step:
     #: The turn deadline of the game before the step, which the step's game replaces
     #: when it differs (the clock's job for it is then void: service/play/queues.py).
     replaced_deadline: float | None = field(default=None, kw_only=True)
+    #: The seats whose token the step voided, with its hash (a person who left): their
+    #: streams end (service/play/relay.py).
+    revoked: tuple[tuple[int, str], ...] = field(default=(), kw_only=True)
 
     @property
     def version(self) -> int:
@@ -375,6 +378,7 @@ def leave(game: Game, seat: int) -> Step:
     names = list(lobby.names)
     names[seat] = None
     hashes = list(game.token_hashes)
+    voided = hashes[seat]
     hashes[seat] = None
     events: list[Event] = [{"type": EventKind.SEAT_LEFT, "seat": seat}]
     players = list(game.player_ids)
@@ -386,7 +390,7 @@ def leave(game: Game, seat: int) -> Step:
         lobby=replace(lobby, names=tuple(names)),
         player_ids=tuple(players) if any(players) else (),
     )
-    return Step(left, events)
+    return Step(left, events, revoked=() if voided is None else ((seat, voided),))
 
 
 class AlreadyOverError(RuntimeError):

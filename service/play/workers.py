@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 
 from . import connections
+from .relay import NO_RELAY, Relay
 from .steps import BotSettings
 from .store import GameStore
 from .webhooks import queueing as hook_queue
@@ -34,6 +35,8 @@ class WorkerSettings:
     secret: bytes = b""
     #: How webhooks are delivered (service/play/webhooks/).
     webhooks: hook_queue.HookSettings = field(default_factory=hook_queue.HookSettings)
+    #: What the jobs' commits are published to besides Redis (a GRIP proxy's streams).
+    relay: Relay = NO_RELAY
 
 
 _settings: WorkerSettings | None = None

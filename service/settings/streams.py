@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .declaring import Section, nonnegative, positive
+from .declaring import Section, nonnegative, positive, reading, setting
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,16 @@ class Streams(Section):
             streams (`STREAM_LIMIT_PER_ADDRESS`) too
         streams_per_worker: event streams one worker holds at once, each on a thread of its own
             (`deploy/gunicorn.conf.py` gives each worker this many besides `GUNICORN_THREADS`); past
-            it, 503 with `Retry-After`
+            it, 503 with `Retry-After`. Streams held by a GRIP proxy (`GRIP_KEY`) take no thread
+        grip_key: the key a GRIP proxy in front (Pushpin: its `sig_key`) signs its requests with
+            (`Grip-Sig`, HS256), 16+ characters. A stream request it signs is answered with hold
+            instructions and the proxy holds the stream, however many: the service holds no
+            thread, and each commit is published to the proxy once per view of the game
+            (`GRIP_PUBLISH_URLS`). Requests it does not sign are streamed by the worker's threads
+            (`deploy/pushpin/`, docs/deploy.md)
+        grip_publish_urls: the GRIP proxies' publish endpoints (Pushpin: `http://host:5561`),
+            comma-separated, each sent every commit's events and every reaction as the views of
+            the game see them; set with `GRIP_KEY`
     """
 
     stream_keepalive_seconds: float = positive(15.0)
@@ -38,3 +47,5 @@ class Streams(Section):
     stream_limit_per_seat: int = nonnegative(4)
     stream_limit_per_key: int = nonnegative(4)
     streams_per_worker: int = nonnegative(200)
+    grip_key: str = setting("", secret=True, check=reading("service.play.relay:read_grip_key"))
+    grip_publish_urls: str = setting("", check=reading("service.play.relay:read_publish_urls"))

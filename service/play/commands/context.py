@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import rq
 
 from ..game import Game
+from ..relay import NO_RELAY, Relay
 from ..steps import BotSettings, Step
 from ..store import GameStore
 
@@ -104,6 +105,9 @@ class Context:
     #: How the transport shows a game's join code (its code, where to send it, a link).
     join_answer: Callable[[str, str], dict[str, Any]]
     webhooks: WebhookRules = field(default_factory=WebhookRules)
+    #: What tells streams held by a GRIP proxy of each commit and reaction, at once
+    #: (service/play/relay.py); none without one.
+    relay: Relay = NO_RELAY
 
 
 @dataclass

@@ -353,6 +353,7 @@ def react(
         raise ReactionsClosedError(game.id)
     reaction = {"seat": seat, "emote": body["emote"], "at": _now()}
     ctx.store.publish_reaction(game.id, orjson.dumps(reaction))
+    ctx.relay.reacted(game.id, reaction)
     return Outcome(status=202, seat=seat, value=reaction)
 
 

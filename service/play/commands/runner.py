@@ -307,6 +307,7 @@ def commit(
         ctx.store.index.add(game.owner, game.id, created_ms, game.player_ids)
     invitation = invitations.changes(ctx.secret, step)
     ctx.store.commit(step, request=request, answer=answer, invitation=invitation)
+    ctx.relay.committed(step)  # the streams a proxy holds hear of it now, not after
 
 
 def undo(ctx: Context, stored: list[Step]) -> None:

@@ -14,7 +14,7 @@ from ...game_views.answers import events_for
 from ...headers import ETAG, NOT_MODIFIED, PER_VIEWER, IfNoneMatchSchema, not_modified, unchanged
 from ...problems import STORE_ERRORS, etag
 from ...seats import BAD_TOKEN, OPTIONAL_SEAT_AUTH, OR_SEAT_NAMED, seat_of
-from . import stream
+from . import grip, stream
 from .schemas import (
     STREAM_RESPONSE,
     EventLogSchema,
@@ -94,4 +94,6 @@ class GameStream(MethodView):
         # An EventSource reconnecting keeps its first URL, and says where it got to.
         start = query.get("last_event_id", query.get("after"))
         stream.use_query_token(query.get("access_token"))
+        if grip.proxied():  # a GRIP proxy in front holds it: no thread here
+            return grip.hold_stream(game_id, start)
         return stream.open_stream(game_id, start)

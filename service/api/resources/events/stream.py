@@ -20,7 +20,7 @@ import orjson
 from flask import Response, current_app, request
 
 from ....engine import EventKind, Status
-from ....play import GameNotFoundError, connections, hash_token, live
+from ....play import Game, GameNotFoundError, connections, hash_token, live
 from ... import ratelimit
 from ...context import store
 from ...game_views.answers import events_for, view_of
@@ -83,13 +83,11 @@ def open_stream(game_id: str, start: int | None) -> Response:
         # Reactions are only published: one sent once the state is out must be heard.
         follower.hearing(HEARING_SECONDS)
         game = store().load(game_id)
-        seat = seat_of_token(game, required=False)
-        token_hash = None if requesting_key() else hash_token(str(bearer_token()))
-        holder = None if seat is None else Holder(seat, token_hash)
+        seat, holder = viewer(game)
         terms = stream_terms(game_id, seat)
         release = releaser(follower, terms)
         cursor = game.logged - 1 if start is None else start
-        state = sse(_VIEW.dump(view_of(game, seat)), event="state", id_=cursor)
+        state = opening(game, seat, cursor)
     except BaseException:
         release()
         raise
@@ -100,6 +98,21 @@ def open_stream(game_id: str, start: int | None) -> Response:
     # runs only if it started.
     response.call_on_close(release)
     return response
+
+
+def viewer(game: Game) -> tuple[int | None, Holder | None]:
+    """The seat the request's stream shows (None: a spectator's view), and who holds it
+    (None for a spectator)."""
+    seat = seat_of_token(game, required=False)
+    token_hash = None if requesting_key() else hash_token(str(bearer_token()))
+    return seat, None if seat is None else Holder(seat, token_hash)
+
+
+def opening(game: Game, seat: int | None, cursor: int) -> bytes:
+    """What a stream sends first: how soon an EventSource reconnects once it ends (its
+    default is about 3 s), then the viewer's state, whose ``id`` is ``cursor``."""
+    view = _VIEW.dump(view_of(game, seat))
+    return b"retry: %d\n" % RECONNECT_MILLISECONDS + sse(view, event="state", id_=cursor)
 
 
 def use_query_token(token: str | None) -> None:
@@ -271,9 +284,7 @@ def _stream(
     reason = "reconnect"
     seat = None if holder is None else holder.seat
     try:
-        # With the state, how soon an EventSource reconnects once the stream ends (its
-        # default is about 3 s).
-        yield b"retry: %d\n" % RECONNECT_MILLISECONDS + state
+        yield state
         now = time.monotonic()
         deadline = now + terms.max_seconds
         beat = now + terms.keepalive

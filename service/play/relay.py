@@ -1,0 +1,224 @@
+"""Event streams held by a GRIP proxy (Pushpin) in front of the service: what each commit
+and each reaction publishes to it, and the channels a stream is held on.
+
+A stream request the proxy signs (``GRIP_KEY``) is answered at once with the stream's
+start and hold instructions (service/api/resources/events/grip.py); the proxy keeps the
+connection, and each commit publishes its events to the proxy once per view of the game,
+on that view's channel:
+
+- ``g:<game>:<seat>:<holder>``: a seat as its token's holder sees it (``<holder>``: the
+  first 16 hex digits of the token's hash), so that a seat that changes hands is never
+  followed with the next holder's cards: its next holder's channel is another, and the
+  step that voided the token (``Step.revoked``) ends the old one's streams;
+- ``g:<game>:<seat>:key``: the seat as its game's service key acting for it sees it;
+- ``g:<game>:spectators``: a spectator's view (and a service key's that names no seat);
+- ``g:<game>:reactions``: the reactions seats send, to every view.
+
+Each item of a view's channel carries the ``seq`` of its last event as its id and the
+``seq`` before its first as its ``prev-id``: the proxy sends an item only to streams that
+have everything before it, and for any other (a commit published out of order by two
+processes, one missed while the proxy restarted) asks the service for what is missing
+(the stream's ``next`` link), as it does when a stream is idle for a keep-alive period.
+
+Pure but for the publishing itself (urllib3, to each of ``GRIP_PUBLISH_URLS``): nothing
+here knows Flask; the events are rendered by the transport's ``render``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import orjson
+import urllib3
+
+from ..engine import Event, EventKind
+from .game import Game
+from .steps import Step
+
+log = logging.getLogger(__name__)
+
+#: The shortest GRIP_KEY accepted.
+MIN_KEY_LENGTH = 16
+#: How long a publish may take before it is given up (the streams then recover).
+PUBLISH_TIMEOUT = urllib3.Timeout(connect=0.5, read=2.0)
+#: What renders a stretch of a game's log for a seat (None: a spectator), from the
+#: position of its first event: server-sent events, as a stream sends them.
+Render = Callable[[list[Event], int, "int | None"], bytes]
+#: What renders one server-sent event that is not in the log (``end``, ``reaction``).
+RenderOne = Callable[..., bytes]
+
+
+class Relay(Protocol):
+    """What tells the streams held elsewhere of a game's changes."""
+
+    def committed(self, step: Step) -> None: ...
+
+    def reacted(self, game_id: str, reaction: dict[str, Any]) -> None: ...
+
+
+class NoRelay:
+    """No proxy holds streams: the worker's threads follow Redis (service/play/live.py)."""
+
+    def committed(self, step: Step) -> None:
+        return None
+
+    def reacted(self, game_id: str, reaction: dict[str, Any]) -> None:
+        return None
+
+
+NO_RELAY = NoRelay()
+
+
+def read_grip_key(value: str) -> str:
+    """``GRIP_KEY``: the proxy's signing key, 16 or more characters."""
+    if len(value) < MIN_KEY_LENGTH:
+        raise ValueError(f"must be {MIN_KEY_LENGTH} or more characters (the proxy's sig_key)")
+    return value
+
+
+def read_publish_urls(value: str) -> tuple[str, ...]:
+    """``GRIP_PUBLISH_URLS``: ``http(s)://host:port`` of each proxy, comma-separated."""
+    urls = tuple(part.strip().rstrip("/") for part in value.split(",") if part.strip())
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{url!r} is not an http(s) URL (Pushpin's: http://host:5561)")
+    return urls
+
+
+def holder_part(token_hash: str | None) -> str:
+    """The part of a seat's channel that says who holds it: its token's (None: the
+    game's service key acting for it)."""
+    return "key" if token_hash is None else token_hash[:16]
+
+
+def seat_channel(game_id: str, seat: int, token_hash: str | None) -> str:
+    return f"g:{game_id}:{seat}:{holder_part(token_hash)}"
+
+
+def spectators_channel(game_id: str) -> str:
+    return f"g:{game_id}:spectators"
+
+
+def reactions_channel(game_id: str) -> str:
+    return f"g:{game_id}:reactions"
+
+
+def views(game: Game) -> list[tuple[str, int | None]]:
+    """Every channel a stream of ``game`` may be held on, with the seat it shows (None: a
+    spectator's view)."""
+    found: list[tuple[str, int | None]] = [
+        (seat_channel(game.id, seat, token_hash), seat)
+        for seat, token_hash in enumerate(game.token_hashes)
+        if token_hash is not None
+    ]
+    if game.owner is not None:  # its key may follow any seat, or none
+        found += [(seat_channel(game.id, seat, None), seat) for seat in range(len(game.bots))]
+    if game.spectators or game.owner is not None:
+        found.append((spectators_channel(game.id), None))
+    return found
+
+
+def items_of(step: Step, render: Render, render_one: RenderOne) -> list[dict[str, Any]]:
+    """What ``step`` publishes: its events on every view's channel, as that view sees
+    them, then (a game aborted) ``end`` and the close of every stream of it; and the end
+    of the streams of every token it voided (``revoked``)."""
+    game = step.game
+    first = step.first_seq
+    last, before = str(game.logged - 1), str(first - 1)
+    aborted = any(event["type"] == EventKind.ABORTED for event in step.events)
+    ending = render_one({"reason": "aborted"}, event="end") if aborted else b""
+    items: list[dict[str, Any]] = []
+    if step.events:
+        rendered: dict[int | None, bytes] = {}  # a seat's view, the same on each channel
+        for channel, seat in views(game):
+            if seat not in rendered:
+                rendered[seat] = render(step.events, first, seat) + ending
+            items.append(_item(channel, last, before, rendered[seat]))
+            if aborted:
+                items.append(_closing(channel, last))
+    revoked = render_one({"reason": "revoked"}, event="end")
+    for seat, token_hash in step.revoked:
+        channel = seat_channel(game.id, seat, token_hash)
+        items += [_item(channel, last, before, revoked), _closing(channel, last)]
+    return items
+
+
+def _item(channel: str, id_: str, prev_id: str, content: bytes) -> dict[str, Any]:
+    return {
+        "channel": channel,
+        "id": id_,
+        "prev-id": prev_id,
+        "formats": {"http-stream": {"content": content.decode()}},
+    }
+
+
+def _closing(channel: str, after: str) -> dict[str, Any]:
+    return {
+        "channel": channel,
+        "id": after + "-end",
+        "prev-id": after,
+        "formats": {"http-stream": {"action": "close"}},
+    }
+
+
+@dataclass
+class GripRelay:
+    """Publishes each commit and reaction to every proxy of ``urls``, at once (before
+    the command answers, so that a forked worker's job publishes before it exits).
+    Never raises: a proxy that cannot be reached is logged (no card: only the game's id)
+    and its streams catch up with their next ``next`` link."""
+
+    urls: Sequence[str]
+    render: Render
+    render_one: RenderOne
+
+    def __post_init__(self) -> None:
+        self._pool: tuple[int, urllib3.PoolManager] | None = None
+
+    def committed(self, step: Step) -> None:
+        if step.events or step.revoked:
+            self._publish(step.game.id, items_of(step, self.render, self.render_one))
+
+    def reacted(self, game_id: str, reaction: dict[str, Any]) -> None:
+        content = self.render_one(reaction, event="reaction").decode()
+        item = {
+            "channel": reactions_channel(game_id),
+            "formats": {"http-stream": {"content": content}},
+        }
+        self._publish(game_id, [item])
+
+    def _publish(self, game_id: str, items: list[dict[str, Any]]) -> None:
+        if not items:
+            return
+        body = orjson.dumps({"items": items})
+        pool = self._pool_here()
+        for url in self.urls:
+            try:
+                answer = pool.request(
+                    "POST",
+                    url + "/publish/",
+                    body=body,
+                    headers={"Content-Type": "application/json"},
+                    timeout=PUBLISH_TIMEOUT,
+                    retries=False,
+                )
+                if answer.status >= 300:
+                    log.warning(
+                        "the GRIP proxy refused game %s's items: %d", game_id, answer.status
+                    )
+            except urllib3.exceptions.HTTPError as error:
+                log.warning(
+                    "could not publish game %s to the GRIP proxy: %s", game_id, type(error).__name__
+                )
+
+    def _pool_here(self) -> urllib3.PoolManager:
+        """This process's connections (a forked work-horse makes its own)."""
+        if self._pool is None or self._pool[0] != os.getpid():
+            self._pool = (os.getpid(), urllib3.PoolManager(num_pools=4, maxsize=8, block=False))
+        return self._pool[1]
