@@ -87,7 +87,7 @@ install: venv ## Alias of venv
 # says which and why, and each gunicorn worker logs the engine it imported
 # (`scopa_engine_info` in /metrics); SCOPA_ENGINE makes the app refuse to start on
 # another engine than the one announced.
-run: $(SERVE_STAMP) ## Serve the API (gunicorn, on HOST:PORT, default 127.0.0.1:8000), a background worker (clocks, computer players) and two webhook workers, next to a private Redis (data in .run/redis); the compiled engine when a C compiler exists
+run: $(SERVE_STAMP) ## Serve the API (gunicorn, on HOST:PORT, default 127.0.0.1:8000), a background worker (clocks, computer players) and two webhook workers, next to a private Redis (data in .run/redis); Pushpin in front holding the event streams when it is installed (STREAM_PROXY=none: gunicorn's threads); the compiled engine when a C compiler exists
 	@mkdir -p .run && [ -s .run/secret ] || $(VENV_PY) -c 'import secrets; print(secrets.token_urlsafe(32))' > .run/secret
 ifneq ($(HAVE_CC),)
 	@$(MAKE) --no-print-directory $(COMPILE_STAMP) \
@@ -100,7 +100,8 @@ endif
 	fi; \
 	echo "serving with SCOPA_ENGINE=$$SCOPA_ENGINE$${PYTHONPATH:+ PYTHONPATH=$$PYTHONPATH}"; \
 	export SERVER_SECRET="$${SERVER_SECRET:-$$(cat .run/secret)}"; \
-	exec $(VENV_PY) -m tests.devredis run \
+	exec $(VENV_PY) -m tests.devpushpin --host '$(HOST)' --port '$(PORT)' --dir .run/pushpin -- \
+		$(VENV_PY) -m tests.devredis run \
 		--ready 'http://$(HOST):$(PORT)/healthz' \
 			'Scopa is up: http://$(HOST):$(PORT)/play to play, http://$(HOST):$(PORT)/docs for the API (Ctrl-C stops it)' \
 		--beside '$(VENV_PY) -P -m service.worker' \
@@ -118,7 +119,8 @@ endif
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 
-# The browser tests (tests/test_browser.py) drive Debian's Chromium, and the docs' snippets
+# The browser tests (tests/test_browser.py) drive Debian's Chromium, the streams a GRIP proxy
+# holds (tests/test_grip_streams.py) Debian's Pushpin, and the docs' snippets
 # (tests/test_doc_snippets.py) use curl and jq: installed here where apt-get can (as
 # root), quietly; where it cannot, the tests that need them skip and the rest run. The
 # Node.js tools (axe-core for the browser tests, the TypeScript client's) are installed
@@ -129,6 +131,11 @@ test-tools: $(STAMP)
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--no-install-recommends chromium) >/dev/null 2>&1 \
 		|| echo "could not install chromium: the browser tests will skip"; }
+	@command -v pushpin >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || { \
+		echo "installing Debian's pushpin for the streams a GRIP proxy holds"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends pushpin) >/dev/null 2>&1 \
+		|| echo "could not install pushpin: the tests of streams it holds will skip"; }
 	@{ command -v jq && command -v curl; } >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || { \
 		echo "installing curl and jq for the docs' snippets"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
@@ -284,11 +291,14 @@ endif
 
 INSTANCES ?= 1
 PLAYERS_ARGS ?=
+# What holds the streams, as `make run` has it: Pushpin in front when installed, else the
+# service's threads (PROXY=none).
+PROXY ?= $(if $(shell command -v pushpin 2>/dev/null),pushpin,none)
 # People, not requests (tests/bench/players.py): GAMES matches (default 100 here; SEATS=2,
 # 4 or 2,4 seats each) whose every seat follows its game on an event stream, as /play does,
 # and plays after THINK seconds (default 5 here) for SECONDS (default 30 here), on
 # INSTANCES instances at `make run`'s defaults, rate limits off; one generator process.
-players: $(STAMP) ## Matches played by people on streams: GAMES=100 THINK=5 s SECONDS=30 INSTANCES=1 (SEATS=2, 4 or 2,4); moves served, delivery, refusals, memory, CPU; PLAYERS_ARGS=--help
+players: $(STAMP) ## Matches played by people on streams: GAMES=100 THINK=5 s SECONDS=30 INSTANCES=1 (SEATS=2, 4 or 2,4; PROXY=pushpin or none); moves served, delivery, refusals, memory, CPU; PLAYERS_ARGS=--help
 ifneq ($(HAVE_CC),)
 	@$(MAKE) --no-print-directory $(COMPILE_STAMP) \
 		|| echo "could not install mypyc (pip install -e '.[compile]' failed)"
@@ -296,7 +306,7 @@ endif
 	$(VENV_PY) -m tests.bench.players --games $(if $(filter command line,$(origin GAMES)),$(GAMES),100) \
 		--think $(if $(filter command line,$(origin THINK)),$(THINK),5) \
 		--seconds $(if $(filter command line,$(origin SECONDS)),$(SECONDS),30) \
-		--instances $(INSTANCES) --seats $(SEATS) $(PLAYERS_ARGS)
+		--instances $(INSTANCES) --seats $(SEATS) --proxy $(PROXY) $(PLAYERS_ARGS)
 
 BEFORE ?= HEAD
 # Two versions in one run, so that a drift of the machine falls on both: the load test's

@@ -12,17 +12,23 @@ Python use::
     with PushpinServer(backend=8001, key=key) as proxy:
         ...  # clients at proxy.url; the service with proxy.service_env()
 
-Command line (``make run``, when ``pushpin`` is installed)::
+Command line (``make run``)::
 
-    python -m tests.devpushpin --port 8000 --backend 8001 --dir .run/pushpin
+    python -m tests.devpushpin --host 127.0.0.1 --port 8000 --dir .run/pushpin -- CMD [ARGS...]
 
-runs it in the foreground with ``GRIP_KEY`` from the environment.
+starts Pushpin on the port, runs CMD with ``PORT`` set to a free port behind it and
+``GRIP_KEY`` and ``GRIP_PUBLISH_URLS`` set for the service and its workers, forwards
+SIGINT, SIGTERM and SIGHUP to CMD, and stops Pushpin when CMD exits. Without Pushpin (or
+with ``STREAM_PROXY=none``) it runs CMD as it is, on the port: the service's threads then
+hold the streams.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -47,7 +53,7 @@ stats_connection_ttl=120
 
 [runner]
 services=condure,zurl,pushpin-proxy,pushpin-handler
-http_port={port}
+http_port={host}:{port}
 logdir={logdir}
 log_level=1
 client_buffer_size=8192
@@ -117,6 +123,7 @@ class PushpinServer:
         key: str,
         *,
         port: int = 0,
+        host: str = "127.0.0.1",
         directory: str | None = None,
         maxconn: int = 50_000,
         message_rate: int = 100_000,
@@ -126,6 +133,7 @@ class PushpinServer:
             raise RuntimeError("pushpin is not installed (Debian: apt-get install pushpin)")
         self.backend, self.key = backend, key
         self.port = port or free_port()
+        self.host = host
         self.publish_port = free_port()
         self._owned = directory is None
         self.directory = Path(directory or tempfile.mkdtemp(prefix="scopa-pushpin-"))
@@ -157,6 +165,7 @@ class PushpinServer:
                 rundir=rundir,
                 logdir=logdir,
                 routes=routes,
+                host=self.host,
                 port=self.port,
                 key=self.key,
                 maxconn=self.maxconn,
@@ -226,20 +235,49 @@ def _listening(port: int) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.devpushpin", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1", help="where clients connect")
     parser.add_argument("--port", type=int, required=True, help="where clients connect")
-    parser.add_argument("--backend", type=int, required=True, help="the service's port")
-    parser.add_argument("--publish-port", type=int, required=True, help="GRIP_PUBLISH_URLS' port")
     parser.add_argument("--dir", required=True, help="its configuration and run files")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the service's command")
     args = parser.parse_args(argv)
-    key = os.environ.get("GRIP_KEY", "")
-    if not key:
-        parser.error("GRIP_KEY must be set (the key the proxy signs its requests with)")
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no command given (usage: ... -- CMD [ARGS...])")
+    env = dict(os.environ, PORT=str(args.port))
+    wanted = os.environ.get("STREAM_PROXY", "pushpin")
+    if wanted == "none" or find_pushpin() is None:
+        why = "STREAM_PROXY=none" if wanted == "none" else "no pushpin installed"
+        print(f"devpushpin: {why}: the service's threads hold the streams", file=sys.stderr)
+        return _supervise(command, env)
+    backend = free_port()
+    server = PushpinServer(
+        backend, secrets.token_urlsafe(32), port=args.port, host=args.host, directory=args.dir
+    )
+    server.start()
+    print(
+        f"devpushpin: Pushpin on {args.host}:{args.port} holds the streams, "
+        f"the service behind it on 127.0.0.1:{backend}",
+        file=sys.stderr,
+    )
+    env.update(server.service_env(), PORT=str(backend), HOST="127.0.0.1")
     try:
-        server = PushpinServer(args.backend, key, port=args.port, directory=args.dir)
-    except RuntimeError as error:
-        parser.exit(1, f"{error}\n")
-    server.publish_port = args.publish_port
-    os.execv(server.command()[0], server.command())  # the supervisor's signals reach it
+        return _supervise(command, env)
+    finally:
+        server.stop()
+
+
+def _supervise(command: list[str], env: dict[str, str]) -> int:
+    """Run ``command``, forwarding SIGINT, SIGTERM and SIGHUP to it; its exit status."""
+    child = subprocess.Popen(command, env=env)
+
+    def forward(signum: int, _frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, forward)
+    code = child.wait()
+    return code if code >= 0 else 128 - code
 
 
 if __name__ == "__main__":

@@ -63,8 +63,9 @@ from service.api.ratelimit import LIMIT_SETTINGS
 from tests.bench.hostile import default_env, percentile, tree_cpu_seconds
 from tests.bench.loadtest import engine_env, redis_cpu_seconds
 from tests.bench.slowclients import raise_fd_limit
+from tests.devpushpin import PushpinServer, find_pushpin
 from tests.devredis import RedisServer
-from tests.live import LiveService
+from tests.live import LiveService, children_of
 
 #: An answer, a stream's head or a connection slower than this is an error.
 TIMEOUT = 30.0
@@ -732,6 +733,15 @@ def report(
         + f" s by instance); Redis {cpu['redis']:.1f} s = {cpu['redis'] / machine:.0%}; "
         f"generator {tally.cpu_seconds:.1f} s = {tally.cpu_seconds / machine:.0%}"
     )
+    if cpu.get("proxies"):
+        total = sum(cpu["proxies"])
+        lines.append(
+            f"Pushpin: CPU {total:.1f} s = {total / machine:.0%} of the machine ("
+            + ", ".join(f"{c:.1f}" for c in cpu["proxies"])
+            + " s by proxy); memory (RSS, all its processes) "
+            + ", ".join(f"{m / mib:.0f}" for m in cpu["proxy_memory"])
+            + " MiB by proxy"
+        )
     lines.append(
         f"generator: {args.processes} process(es), event loop lag p50 "
         f"{pct(tally.loop_lags, 50):.1f} ms, p99 {pct(tally.loop_lags, 99):.1f} ms, max "
@@ -751,6 +761,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers an instance")
     parser.add_argument("--streams-per-worker", type=int, help="default: the service's")
     parser.add_argument("--stream-max-seconds", type=float, help="default: the service's")
+    parser.add_argument(
+        "--proxy",
+        choices=("none", "pushpin"),
+        default="none",
+        help="what holds the streams: the service's threads, or a Pushpin in front of each "
+        "instance (every request through it; each commit published to every one)",
+    )
     parser.add_argument("--target", type=int, help="the matches' points (default: theirs)")
     parser.add_argument("--seed", type=int, default=1, help="the players' choices")
     parser.add_argument(
@@ -780,11 +797,24 @@ def main(argv: list[str] | None = None) -> int:
     warmup = min(WARMUP_THINKS * args.think, MAX_WARMUP_SECONDS)
     args.seat_sizes = seats
     seat_count = sum(seats[n % len(seats)] for n in range(args.games))
+    if args.proxy == "pushpin" and find_pushpin() is None:
+        print("--proxy pushpin: pushpin is not installed (Debian: apt-get install pushpin)")
+        return 1
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(RedisServer())
-        services = [
-            stack.enter_context(LiveService(server.url, **env)) for _ in range(args.instances)
-        ]
+        services = [LiveService(server.url, **env) for _ in range(args.instances)]
+        proxies = []
+        if args.proxy == "pushpin":
+            key = uuid.uuid4().hex
+            proxies = [PushpinServer(s.port, key) for s in services]
+            for service in services:
+                service.env.update(
+                    GRIP_KEY=key, GRIP_PUBLISH_URLS=",".join(p.publish_url for p in proxies)
+                )
+            for proxy in proxies:
+                stack.enter_context(proxy)
+        for service in services:
+            stack.enter_context(service)
         store = stack.enter_context(redis.Redis.from_url(server.url))
         print(
             f"players: {args.games} matches of {args.seats} seats ({seat_count} players, "
@@ -793,11 +823,17 @@ def main(argv: list[str] | None = None) -> int:
             f"streams a worker), STREAM_MAX_SECONDS {env['STREAM_MAX_SECONDS']}, rate "
             f"limits off, engine {engine['SCOPA_ENGINE']}; think {args.think:g} s "
             f"(x 0.5-1.5); {warmup:g} s of warm-up, then {args.seconds:g} s counted; "
-            f"{args.processes} generator process(es); loopback only",
+            f"{args.processes} generator process(es); streams held by "
+            + (
+                f"{len(proxies)} Pushpin(s), one in front of each instance"
+                if proxies
+                else "the service's threads"
+            )
+            + "; loopback only",
             flush=True,
         )
         plan = Plan(
-            tuple(s.port for s in services),
+            tuple(s.port for s in (proxies or services)),
             seats,
             args.think,
             warmup,
@@ -821,12 +857,14 @@ def main(argv: list[str] | None = None) -> int:
             procs.append(proc)
             first += count
         masters = [s.master_pid for s in services]
+        runners = [p.process.pid for p in proxies if p.process is not None]
         tally = Tally()
         try:
             barrier.wait(timeout=SETUP_SECONDS)  # every match created, every stream opened
             time.sleep(warmup)
             started = time.monotonic()
             before = [tree_cpu_seconds(pid) for pid in masters]
+            proxies_before = [tree_cpu_seconds(pid) for pid in runners]
             redis_before = redis_cpu_seconds(store)
             time.sleep(args.seconds)
             elapsed = time.monotonic() - started
@@ -835,11 +873,19 @@ def main(argv: list[str] | None = None) -> int:
                 "service": sum(instances),
                 "instances": instances,
                 "redis": redis_cpu_seconds(store) - redis_before,
+                "proxies": [
+                    tree_cpu_seconds(pid) - b
+                    for pid, b in zip(runners, proxies_before, strict=True)
+                ],
             }
             memory = [
                 [("master", *memory_of(s.master_pid))]
                 + [("worker", *memory_of(pid)) for pid in s.worker_pids()]
                 for s in services
+            ]
+            cpu["proxy_memory"] = [
+                sum(memory_of(pid)[0] for pid in [runner, *children_of(runner)])
+                for runner in runners
             ]
         except Exception as exc:  # noqa: BLE001 - the generators' failure is below
             print(f"the run stopped: {exc!r}")
