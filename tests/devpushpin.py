@@ -126,7 +126,7 @@ class PushpinServer:
         host: str = "127.0.0.1",
         directory: str | None = None,
         maxconn: int = 50_000,
-        message_rate: int = 100_000,
+        message_rate: int = 0,
     ) -> None:
         self.binary = find_pushpin()
         if self.binary is None:

@@ -6,13 +6,15 @@ start and hold instructions (service/api/resources/events/grip.py); the proxy ke
 connection, and each commit publishes its events to the proxy once per view of the game,
 on that view's channel:
 
-- ``g:<game>:<seat>:<holder>``: a seat as its token's holder sees it (``<holder>``: the
-  first 16 hex digits of the token's hash), so that a seat that changes hands is never
-  followed with the next holder's cards: its next holder's channel is another, and the
-  step that voided the token (``Step.revoked``) ends the old one's streams;
-- ``g:<game>:<seat>:key``: the seat as its game's service key acting for it sees it;
-- ``g:<game>:spectators``: a spectator's view (and a service key's that names no seat);
+- ``g:<game>:<seat>:<tag>``: a seat as its token's holder sees it, or as the game's
+  service key acting for it does (each its own tag), so that a seat that changes hands is
+  never followed with the next holder's cards: its next holder's channel is another, and
+  the step that voided the token (``Step.revoked``) ends the old one's streams;
+- ``g:<game>:s:<tag>``: a spectator's view (and a service key's that names no seat);
 - ``g:<game>:reactions``: the reactions seats send, to every view.
+
+A tag is keyed with the server secret (:func:`channel`): nobody can name a channel of
+theirs.
 
 Each item of a view's channel carries the ``seq`` of its last event as its id and the
 ``seq`` before its first as its ``prev-id``: the proxy sends an item only to streams that
@@ -26,6 +28,9 @@ here knows Flask; the events are rendered by the transport's ``render``.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -91,40 +96,70 @@ def read_publish_urls(value: str) -> tuple[str, ...]:
     return urls
 
 
-def holder_part(token_hash: str | None) -> str:
-    """The part of a seat's channel that says who holds it: its token's (None: the
-    game's service key acting for it)."""
-    return "key" if token_hash is None else token_hash[:16]
+#: The view of spectators (and of a service key that names no seat), in a channel's name.
+SPECTATORS = "s"
 
 
-def seat_channel(game_id: str, seat: int, token_hash: str | None) -> str:
-    return f"g:{game_id}:{seat}:{holder_part(token_hash)}"
+def channel(secret: bytes, game_id: str, view: int | str, holder: str) -> str:
+    """The channel of one view of a game: ``view`` a seat or :data:`SPECTATORS`;
+    ``holder`` the hash of the token that holds the seat, ``"key"`` for the game's
+    service key acting for it, ``""`` for spectators. Its last part is a tag keyed
+    with the server secret: a name cannot be made up (the proxy's ``next`` request
+    names the channel it recovers, service/api/resources/events/grip.py), and a seat's
+    next holder's channel is another."""
+    data = f"{game_id}\x00{view}\x00{holder}".encode()
+    tag = base64.urlsafe_b64encode(hmac.new(_key(secret), data, hashlib.sha256).digest()[:16])
+    return f"g:{game_id}:{view}:{tag.rstrip(b'=').decode()}"
 
 
-def spectators_channel(game_id: str) -> str:
-    return f"g:{game_id}:spectators"
+def seat_channel(secret: bytes, game_id: str, seat: int, token_hash: str | None) -> str:
+    """A seat's channel as its token's holder sees it (None: the game's service key)."""
+    return channel(secret, game_id, seat, "key" if token_hash is None else token_hash)
+
+
+def spectators_channel(secret: bytes, game_id: str) -> str:
+    return channel(secret, game_id, SPECTATORS, "")
 
 
 def reactions_channel(game_id: str) -> str:
     return f"g:{game_id}:reactions"
 
 
-def views(game: Game) -> list[tuple[str, int | None]]:
-    """Every channel a stream of ``game`` may be held on, with the seat it shows (None: a
-    spectator's view)."""
+def parse_channel(name: str) -> tuple[str, int | str] | None:
+    """The game and view a view's channel name says (its tag unchecked), or None."""
+    parts = name.split(":")
+    if len(parts) != 4 or parts[0] != "g":
+        return None
+    game_id, view = parts[1], parts[2]
+    if view == SPECTATORS:
+        return game_id, view
+    return (game_id, int(view)) if view.isdigit() and len(view) < 3 else None
+
+
+def views(secret: bytes, game: Game) -> list[tuple[str, int | None]]:
+    """Every channel a stream of ``game`` may be held on now, with the seat it shows
+    (None: a spectator's view)."""
     found: list[tuple[str, int | None]] = [
-        (seat_channel(game.id, seat, token_hash), seat)
+        (seat_channel(secret, game.id, seat, token_hash), seat)
         for seat, token_hash in enumerate(game.token_hashes)
         if token_hash is not None
     ]
     if game.owner is not None:  # its key may follow any seat, or none
-        found += [(seat_channel(game.id, seat, None), seat) for seat in range(len(game.bots))]
+        found += [
+            (seat_channel(secret, game.id, seat, None), seat) for seat in range(len(game.bots))
+        ]
     if game.spectators or game.owner is not None:
-        found.append((spectators_channel(game.id), None))
+        found.append((spectators_channel(secret, game.id), None))
     return found
 
 
-def items_of(step: Step, render: Render, render_one: RenderOne) -> list[dict[str, Any]]:
+def _key(secret: bytes) -> bytes:
+    return hashlib.sha256(b"grip-channel:" + secret).digest()
+
+
+def items_of(
+    step: Step, secret: bytes, render: Render, render_one: RenderOne
+) -> list[dict[str, Any]]:
     """What ``step`` publishes: its events on every view's channel, as that view sees
     them, then (a game aborted) ``end`` and the close of every stream of it; and the end
     of the streams of every token it voided (``revoked``)."""
@@ -136,16 +171,16 @@ def items_of(step: Step, render: Render, render_one: RenderOne) -> list[dict[str
     items: list[dict[str, Any]] = []
     if step.events:
         rendered: dict[int | None, bytes] = {}  # a seat's view, the same on each channel
-        for channel, seat in views(game):
+        for name, seat in views(secret, game):
             if seat not in rendered:
                 rendered[seat] = render(step.events, first, seat) + ending
-            items.append(_item(channel, last, before, rendered[seat]))
+            items.append(_item(name, last, before, rendered[seat]))
             if aborted:
-                items.append(_closing(channel, last))
+                items.append(_closing(name, last))
     revoked = render_one({"reason": "revoked"}, event="end")
     for seat, token_hash in step.revoked:
-        channel = seat_channel(game.id, seat, token_hash)
-        items += [_item(channel, last, before, revoked), _closing(channel, last)]
+        name = seat_channel(secret, game.id, seat, token_hash)
+        items += [_item(name, last, before, revoked), _closing(name, last)]
     return items
 
 
@@ -175,6 +210,8 @@ class GripRelay:
     and its streams catch up with their next ``next`` link."""
 
     urls: Sequence[str]
+    #: The server secret (SERVER_SECRET): the channels' names are keyed with it.
+    secret: bytes
     render: Render
     render_one: RenderOne
 
@@ -183,7 +220,8 @@ class GripRelay:
 
     def committed(self, step: Step) -> None:
         if step.events or step.revoked:
-            self._publish(step.game.id, items_of(step, self.render, self.render_one))
+            items = items_of(step, self.secret, self.render, self.render_one)
+            self._publish(step.game.id, items)
 
     def reacted(self, game_id: str, reaction: dict[str, Any]) -> None:
         content = self.render_one(reaction, event="reaction").decode()

@@ -118,6 +118,18 @@ def _content_length(text: str) -> int:
     return int(text[start + 17 : end if end >= 0 else None])
 
 
+async def _body(reader: asyncio.StreamReader, text: str) -> bytes:
+    """An answer's body: by its Content-Length, or its chunks (a proxy in front, such as
+    Pushpin, may send either)."""
+    if "\r\ntransfer-encoding: chunked" not in text:
+        return await reader.readexactly(_content_length(text))
+    body = b""
+    while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+        body += (await reader.readexactly(size + 2))[:-2]
+    await reader.readuntil(b"\r\n")  # (no trailers)
+    return body
+
+
 class Http:
     """One keep-alive HTTP/1.1 connection of one player (a browser tab's). The service
     closes an idle one after its keep-alive (5 s: longer than a think): a request on a
@@ -150,7 +162,7 @@ class Http:
                 raise
             try:
                 status, text = _status_and_headers(head)
-                raw = await self.reader.readexactly(_content_length(text))
+                raw = await _body(self.reader, text)
             except (OSError, asyncio.IncompleteReadError):
                 self.close()
                 raise
@@ -358,7 +370,7 @@ class Seat:
             )
             status, text = _status_and_headers(await reader.readuntil(b"\r\n\r\n"))
             if status != 200:
-                await reader.readexactly(_content_length(text))
+                await _body(reader, text)
                 writer.close()
                 self.writer = None
                 return status
