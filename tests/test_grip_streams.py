@@ -144,7 +144,7 @@ def test_what_the_proxy_never_heard_of_still_arrives_within_a_few_keep_alives(
     proxied: Proxied, streams: Streams
 ) -> None:
     # Moves made on an instance that publishes to no proxy (as if its publish was lost):
-    # the proxy asks the service for what is missing every 4 keep-alives (4 s here).
+    # the proxy asks the service for what is missing every 4-6 keep-alives (4-6 s here).
     player = Player(proxied.url)
     player.create(seed=13)
     conn = streams.open(proxied, player.url("/stream").removeprefix(proxied.url), player.auth(1))

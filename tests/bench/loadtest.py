@@ -47,6 +47,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ import redis
 
 from service.api.ratelimit import LIMIT_SETTINGS
 from service.engine import DECK, Match, Status
+from tests.devpushpin import PushpinServer, find_pushpin
 from tests.devredis import RedisServer
 from tests.live import LiveService
 
@@ -194,7 +196,9 @@ class Streams:
     connection of its own, then read (and dropped) by one thread as the service writes,
     as a browser's EventSource would, until its player closes it."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int | None = None) -> None:
+        #: Where the streams are opened (a proxy in front), if not at the service's port.
+        self.port = port
         self.selector = selectors.DefaultSelector()
         self.lock = threading.Lock()
         self.opened = 0
@@ -204,7 +208,7 @@ class Streams:
         self.thread.start()
 
     def open(self, port: int, path: str, auth: str) -> socket.socket:
-        sock = socket.create_connection(("127.0.0.1", port), CONNECT_TIMEOUT)
+        sock = socket.create_connection(("127.0.0.1", self.port or port), CONNECT_TIMEOUT)
         sock.sendall(
             f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
             f"{auth}\r\n".encode()
@@ -321,12 +325,19 @@ def _move_player(
 
 
 def _client_process(
-    kind: str, port: int, first: int, count: int, seconds: float, start: Any, out: Any
+    kind: str,
+    port: int,
+    first: int,
+    count: int,
+    seconds: float,
+    start: Any,
+    out: Any,
+    stream_port: int | None = None,
 ) -> None:
     """One process of the load: ``count`` players as threads (the GIL caps what one
     process can send, so the players are spread over a few processes). Each player
     prepares, then waits for ``start``, when every process's players are ready."""
-    streams = Streams() if kind == "streams" else None
+    streams = Streams(stream_port) if kind == "streams" else None
     tallies = [Tally() for _ in range(count)]
     if kind == "streams":
         threads = [
@@ -401,6 +412,7 @@ def run_phase(
     processes: int,
     seconds: float,
     on_start: Any = None,
+    stream_port: int | None = None,
 ) -> Phase:
     """One phase: ``players`` over ``processes`` client processes for ``seconds``; its
     latencies, and the CPU time the clients, the service's workers and Redis spent."""
@@ -414,7 +426,8 @@ def run_phase(
         if not count:
             continue
         proc = multiprocessing.Process(
-            target=_client_process, args=(kind, port, first, count, seconds, start, queue)
+            target=_client_process,
+            args=(kind, port, first, count, seconds, start, queue, stream_port),
         )
         proc.start()
         procs.append(proc)
@@ -682,6 +695,13 @@ def main(argv: list[str] | None = None) -> int:
         help="leave out the moves with an event stream per seat open",
     )
     parser.add_argument(
+        "--proxy",
+        choices=("none", "pushpin"),
+        default="pushpin" if find_pushpin() else "none",
+        help="what holds the streams: a Pushpin in front of them (as `make run` has it "
+        "when Pushpin is installed: the default then), or the service's threads",
+    )
+    parser.add_argument(
         "--no-breakdown",
         dest="breakdown",
         action="store_false",
@@ -704,13 +724,22 @@ def main(argv: list[str] | None = None) -> int:
             **BOT_SETTINGS,
             **engine,
         }
-        with LiveService(server.url, app="tests.bench.floor:create_app()", **env) as service:
+        service = LiveService(server.url, app="tests.bench.floor:create_app()", **env)
+        stream_port = None
+        if args.proxy == "pushpin":
+            proxy = PushpinServer(service.port, uuid.uuid4().hex)
+            service.env.update(proxy.service_env())
+            stack.enter_context(proxy)
+            stream_port = proxy.port
+        with service:
             print(
                 f"load: {args.players} players in {args.processes} client processes, "
                 f"{args.seconds:g} s of each kind in {args.rounds} turns; gunicorn "
                 f"{args.workers} workers x {args.threads} threads; engine "
                 f"{engine['SCOPA_ENGINE']}; rate limits on (high); "
-                f"Redis {server.url}; loopback only; clients ask for no compression",
+                f"Redis {server.url}; streams held by "
+                + ("a Pushpin in front" if stream_port else "the service's threads")
+                + "; loopback only; clients ask for no compression",
                 flush=True,
             )
             store = stack.enter_context(redis.Redis.from_url(server.url))
@@ -724,7 +753,15 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.rounds):
                 for kind, done in phases.items():
                     done.append(
-                        run_phase(kind, service, store, args.players, args.processes, slice_)
+                        run_phase(
+                            kind,
+                            service,
+                            store,
+                            args.players,
+                            args.processes,
+                            slice_,
+                            stream_port=stream_port,
+                        )
                     )
             results = [summary(kind, done) for kind, done in phases.items()]
             memory = match_memory(service.url, server.url)

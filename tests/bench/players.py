@@ -209,6 +209,8 @@ class Plan:
     """What every generator process is told."""
 
     ports: tuple[int, ...]
+    #: Where each instance's streams are opened: its own port, or its proxy's.
+    stream_ports: tuple[int, ...]
     seats: tuple[int, ...]  # the matches' sizes, in turn
     think: float
     warmup: float  # played, not counted: each match has begun its cycle of turns
@@ -251,8 +253,13 @@ class Match:
         self.early: dict[tuple[int, int], float] = {}
 
     def port_of(self, seat: int) -> int:
-        ports = self.run.plan.ports
-        return ports[(self.number * self.size + seat) % len(ports)]
+        return self.run.plan.ports[self.instance_of(seat)]
+
+    def stream_port_of(self, seat: int) -> int:
+        return self.run.plan.stream_ports[self.instance_of(seat)]
+
+    def instance_of(self, seat: int) -> int:
+        return (self.number * self.size + seat) % len(self.run.plan.ports)
 
     async def create(self, http: Http) -> dict[str, Any]:
         body: dict[str, Any] = {"seats": [{"name": NAMES[i]} for i in range(self.size)]}
@@ -302,6 +309,7 @@ class Seat:
         self.run = match.run
         self.seat = seat
         self.port = match.port_of(seat)
+        self.stream_port = match.stream_port_of(seat)
         self.auth = f"Authorization: Bearer {token}\r\n"
         self.http = Http(self.port)  # its moves' (and their legal moves')
         self.poller = Http(self.port)  # its polls' (a browser has 6 connections a host)
@@ -362,7 +370,7 @@ class Seat:
         path = f"/v1/games/{self.match.id}/stream"
         resume = "" if self.seq is None else f"Last-Event-ID: {self.seq}\r\n"
         async with asyncio.timeout(TIMEOUT):
-            reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.stream_port)
             self.writer = writer
             writer.write(
                 f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
@@ -778,7 +786,8 @@ def main(argv: list[str] | None = None) -> int:
         choices=("none", "pushpin"),
         default="none",
         help="what holds the streams: the service's threads, or a Pushpin in front of each "
-        "instance (every request through it; each commit published to every one)",
+        "instance (the streams through it, as deploy/ routes them; each commit published "
+        "to every one)",
     )
     parser.add_argument("--target", type=int, help="the matches' points (default: theirs)")
     parser.add_argument("--seed", type=int, default=1, help="the players' choices")
@@ -845,6 +854,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         plan = Plan(
+            tuple(s.port for s in services),
             tuple(s.port for s in (proxies or services)),
             seats,
             args.think,

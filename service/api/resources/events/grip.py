@@ -10,7 +10,7 @@ the proxy as they happen (``Context.relay``).
 The proxy requests the ``next`` link (:data:`NEXT`, the same for every stream, so that
 the proxy asks for many streams at once) with the last event each stream has
 (``Grip-Last``): when a stream first subscribes, when an item does not follow on from
-what it has (a publish missed), and every :data:`CHECK_KEEPALIVES` keep-alives. The
+what it has (a publish missed), and every 4 to 6 keep-alives (:data:`CHECK_KEEPALIVES`). The
 answer sends what it missed and holds it again, or ends it: its token no longer holds
 its seat (``revoked``), its game is gone (``gone``) or aborted. The channel's name says
 whose view it is, and a channel's tag cannot be made up: nobody gets a view through a
@@ -26,6 +26,7 @@ from its opening.
 from __future__ import annotations
 
 import hmac
+import random
 from typing import Any
 
 import jwt
@@ -42,9 +43,12 @@ GRIP_SIG = "Grip-Sig"
 GRIP_LAST = "Grip-Last"
 #: The link the proxy asks what a stream missed at (outside the API's spec: the proxy's).
 NEXT = "/grip/next"
-#: A stream the proxy holds is checked (its seat, its game) every this many keep-alives,
-#: besides whenever it misses an item.
-CHECK_KEEPALIVES = 4
+#: A stream the proxy holds is checked (its seat, its game) every so many keep-alives,
+#: drawn for each answer from this range, besides whenever it misses an item. The proxy
+#: checks together every stream whose link and period are the same: periods spread over
+#: the range spread the checks over time (one period for all: 5,000 streams checked in
+#: the same second, every minute).
+CHECK_KEEPALIVES = (4.0, 6.0)
 blp = Blueprint("grip", __name__)
 
 
@@ -144,9 +148,16 @@ def _answer(game: Game, name: str, seat: int | None, cursor: int, head: bytes) -
         "Grip-Hold": "stream",
         "Grip-Channel": f"{name}; prev-id={cursor}, {relay.reactions_channel(game.id)}",
         "Grip-Keep-Alive": f": keep-alive\\n\\n; format=cstring; timeout={keepalive}",
-        "Grip-Link": f"<{NEXT}>; rel=next; timeout={CHECK_KEEPALIVES * keepalive}",
+        "Grip-Link": f"<{NEXT}>; rel=next; timeout={_check_period(keepalive)}",
     }
     return Response(body, mimetype="text/event-stream", headers=headers)
+
+
+def _check_period(keepalive: int) -> int:
+    """Seconds until the proxy checks a stream again, a random whole number within
+    :data:`CHECK_KEEPALIVES` keep-alives."""
+    low, high = (round(keepalive * n) for n in CHECK_KEEPALIVES)
+    return random.randint(low, max(low, high))  # noqa: S311 - a spread, not a secret
 
 
 def _end(reason: str, body: bytes = b"") -> Response:
