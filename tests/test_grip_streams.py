@@ -159,6 +159,20 @@ def test_what_the_proxy_never_heard_of_still_arrives_within_a_few_keep_alives(
     player.play_random(random.Random(9), 1)
     streams.wait(lambda: last + 1 in conn.seqs(), 5, "the next move")
     assert conn.seqs() == list(range(start + 1, last + 2))
+    # The service's metrics tell of it: events recovered by a check, and publishes.
+    metrics = requests.get(proxied.service.url + "/metrics", timeout=10).text
+    assert metric(metrics, "scopa_stream_recovered_events_total") >= last - start
+    assert metric(metrics, 'scopa_stream_checks_total{outcome="held"}') >= 1
+    assert metric(metrics, "scopa_stream_publish_seconds_count") >= 1
+    assert metric(metrics, "scopa_stream_publish_failures_total") == 0
+
+
+def metric(text: str, name: str) -> float:
+    """The value of the sample ``name`` (with its labels) in a Prometheus text page."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[-1])
+    raise AssertionError(f"no {name} in the metrics")
 
 
 def test_a_seat_that_changes_hands_ends_its_old_holders_stream(

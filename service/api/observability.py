@@ -66,6 +66,32 @@ MATCHES_FINISHED = Counter(
     "scopa_matches_finished_total", "Matches played to the end.", ["variant"]
 )
 REDIS_ERRORS = Counter("scopa_redis_errors_total", "Requests that failed to reach Redis.")
+STREAMS_OPEN = Gauge(
+    "scopa_streams_open",
+    "Event streams the service's threads hold now (not those a GRIP proxy holds: its "
+    "connection_connected says).",
+    multiprocess_mode="livesum",
+)
+STREAM_PUBLISH = Histogram(
+    "scopa_stream_publish_seconds",
+    "Time to publish one commit's events (or a reaction) to every GRIP proxy.",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5),
+)
+STREAM_PUBLISH_FAILURES = Counter(
+    "scopa_stream_publish_failures_total",
+    "Publishes a GRIP proxy did not take: its streams get those events at their next check.",
+)
+STREAM_CHECKS = Counter(
+    "scopa_stream_checks_total",
+    "A GRIP proxy's requests for what one of its streams missed (on its first "
+    "subscription, a gap, or its periodic check), by outcome: held again, or ended.",
+    ["outcome"],
+)
+STREAM_RECOVERED = Counter(
+    "scopa_stream_recovered_events_total",
+    "Events a stream held by a GRIP proxy got from a check, not from a publish: each one "
+    "late (a publish missed, or a stream that subscribed as it was published).",
+)
 ENGINE_INFO = Gauge(
     "scopa_engine_info",
     "1 for the build of the engine's hot modules this service runs: mypyc (compiled) or "
@@ -236,3 +262,10 @@ def install(app: Flask, settings: Settings) -> None:
         else:
             registry = DEFAULT_REGISTRY
         return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+
+
+def publish_observed(seconds: float, failed: int) -> None:
+    """One commit's publishing to the GRIP proxies (service/play/relay.py)."""
+    STREAM_PUBLISH.observe(seconds)
+    if failed:
+        STREAM_PUBLISH_FAILURES.inc(failed)

@@ -789,6 +789,13 @@ def main(argv: list[str] | None = None) -> int:
         "instance (the streams through it, as deploy/ routes them; each commit published "
         "to every one)",
     )
+    parser.add_argument(
+        "--proxies",
+        type=int,
+        default=0,
+        help="with --proxy pushpin: how many (default: one an instance), in front of the "
+        "first instances, each instance's streams through one of them in turn",
+    )
     parser.add_argument("--target", type=int, help="the matches' points (default: theirs)")
     parser.add_argument("--seed", type=int, default=1, help="the players' choices")
     parser.add_argument(
@@ -827,7 +834,8 @@ def main(argv: list[str] | None = None) -> int:
         proxies = []
         if args.proxy == "pushpin":
             key = uuid.uuid4().hex
-            proxies = [PushpinServer(s.port, key) for s in services]
+            count = args.proxies or len(services)
+            proxies = [PushpinServer(s.port, key) for s in services[:count]]
             for service in services:
                 service.env.update(
                     GRIP_KEY=key, GRIP_PUBLISH_URLS=",".join(p.publish_url for p in proxies)
@@ -846,7 +854,7 @@ def main(argv: list[str] | None = None) -> int:
             f"(x 0.5-1.5); {warmup:g} s of warm-up, then {args.seconds:g} s counted; "
             f"{args.processes} generator process(es); streams held by "
             + (
-                f"{len(proxies)} Pushpin(s), one in front of each instance"
+                f"{len(proxies)} Pushpin(s) in front of the streams of {len(services)} instance(s)"
                 if proxies
                 else "the service's threads"
             )
@@ -855,7 +863,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         plan = Plan(
             tuple(s.port for s in services),
-            tuple(s.port for s in (proxies or services)),
+            tuple(
+                (proxies or services)[i % len(proxies or services)].port
+                for i in range(len(services))
+            ),
             seats,
             args.think,
             warmup,

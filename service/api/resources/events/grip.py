@@ -34,6 +34,7 @@ from flask import Blueprint, Response, abort, request
 
 from ....engine import EventKind, Status
 from ....play import Game, GameNotFoundError, relay
+from ... import observability
 from ...context import server_secret, store
 from ...settings import settings
 from . import stream as streaming
@@ -72,7 +73,9 @@ def relay_of(config: Any) -> relay.Relay:
         return relay.NO_RELAY
     urls = relay.read_publish_urls(config.grip_publish_urls)
     secret = config.server_secret.encode()
-    return relay.GripRelay(urls, secret, streaming.log_events, streaming.sse)
+    return relay.GripRelay(
+        urls, secret, streaming.log_events, streaming.sse, observability.publish_observed
+    )
 
 
 def hold_stream(game_id: str, start: int | None) -> Response:
@@ -103,11 +106,11 @@ def next_part() -> Response:
     try:
         game = store().load(game_id)
     except GameNotFoundError:
-        return _end("gone")
+        return _end("gone", checked=True)
     seat = _seat_of(game, view, name)
     if seat is False:
-        return _end("revoked")
-    return _answer(game, name, seat, min(cursor, game.logged - 1), b"")
+        return _end("revoked", checked=True)
+    return _answer(game, name, seat, min(cursor, game.logged - 1), b"", checked=True)
 
 
 def _seat_of(game: Game, view: int | str, name: str) -> int | None | bool:
@@ -129,9 +132,12 @@ def _seat_of(game: Game, view: int | str, name: str) -> int | None | bool:
     return False
 
 
-def _answer(game: Game, name: str, seat: int | None, cursor: int, head: bytes) -> Response:
+def _answer(
+    game: Game, name: str, seat: int | None, cursor: int, head: bytes, *, checked: bool = False
+) -> Response:
     """``head``, the events of ``game``'s log after ``cursor`` as ``seat`` sees them, then
-    the hold on channel ``name``; the end instead of the hold if the game was aborted."""
+    the hold on channel ``name``; the end instead of the hold if the game was aborted.
+    ``checked``: the answer to a check (counted)."""
     body = head
     aborted = game.status is Status.ABORTED
     if cursor < game.logged - 1:
@@ -139,9 +145,13 @@ def _answer(game: Game, name: str, seat: int | None, cursor: int, head: bytes) -
         events = events[: game.logged - cursor - 1]  # (those of the game as loaded)
         body += streaming.log_events(events, cursor + 1, seat)
         aborted = aborted or any(event["type"] == EventKind.ABORTED for event in events)
+        if checked:
+            observability.STREAM_RECOVERED.inc(len(events))
         cursor = game.logged - 1
     if aborted:
-        return _end("aborted", body)
+        return _end("aborted", body, checked=checked)
+    if checked:
+        observability.STREAM_CHECKS.labels("held").inc()
     keepalive = max(1, round(settings().stream_keepalive_seconds))
     headers = {
         **streaming.HEADERS,
@@ -160,8 +170,10 @@ def _check_period(keepalive: int) -> int:
     return random.randint(low, max(low, high))  # noqa: S311 - a spread, not a secret
 
 
-def _end(reason: str, body: bytes = b"") -> Response:
+def _end(reason: str, body: bytes = b"", *, checked: bool = False) -> Response:
     """The stream's last part: ``end``, and no hold (the proxy closes it)."""
+    if checked:
+        observability.STREAM_CHECKS.labels(reason).inc()
     return Response(
         body + streaming.sse({"reason": reason}, event="end"),
         mimetype="text/event-stream",

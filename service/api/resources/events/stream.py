@@ -21,7 +21,7 @@ from flask import Response, current_app, request
 
 from ....engine import EventKind, Status
 from ....play import Game, GameNotFoundError, connections, hash_token, live
-from ... import ratelimit
+from ... import observability, ratelimit
 from ...context import store
 from ...game_views.answers import events_for, view_of
 from ...game_views.schemas import GameViewSchema
@@ -247,11 +247,16 @@ def releaser(follower: live.Follower | live.Watch, terms: StreamTerms) -> Callab
     """What ends a stream's hold on its feed (or its watch) and its leases; once, however
     often called."""
     held = list(terms.leases)
+    open_ = [True]
+    observability.STREAMS_OPEN.inc()
 
     def release() -> None:
         follower.close()
         leases, held[:] = list(held), []
         release_leases(leases)
+        if open_:  # (counted once)
+            open_.clear()
+            observability.STREAMS_OPEN.dec()
 
     return release
 
