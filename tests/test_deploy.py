@@ -229,6 +229,49 @@ class TestCompose:
         assert re.search(r"location = /metrics \{\s*return 404;", conf)
 
 
+class TestPushpin:
+    """Pushpin holds the streams in front of the API (docs/deploy.md, Event streams)."""
+
+    def test_the_streams_go_to_pushpin_and_the_rest_to_the_api(self) -> None:
+        conf = (DEPLOY / "nginx.conf").read_text()
+        stream = re.search(r"location ~ \^/v1/games/\[\^/\]\+/stream\$ \{(.*?)\}", conf, re.S)
+        assert stream and "proxy_pass http://pushpin;" in stream.group(1)
+        rest = re.search(r"location / \{(.*?)\}", conf, re.S)
+        assert rest and "proxy_pass http://api;" in rest.group(1)
+        compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())["services"]
+        assert compose["pushpin"]["environment"]["API_UPSTREAM"] == "api:8000"
+        api = compose["api"]["environment"]
+        assert api["GRIP_PUBLISH_URLS"] == "http://pushpin:5561"
+        assert api["GRIP_KEY"] == compose["pushpin"]["environment"]["GRIP_KEY"]
+        assert "ports" not in compose["pushpin"]  # reached through nginx only
+
+    def test_its_configuration_logs_no_url_and_sends_each_event_at_once(self) -> None:
+        conf = (DEPLOY / "pushpin" / "pushpin.conf").read_text()
+        settings = dict(re.findall(r"^(\w+)=(.*)$", conf, re.M))
+        assert settings["log_level"] == "1"  # a stream's URL may hold a seat's token
+        assert settings["message_rate"] == "0"
+        assert settings["sig_key"] == "@GRIP_KEY@"  # from the environment, at start
+        assert settings["x_forwarded_for"] == ""  # TRUSTED_PROXIES=1 either way
+        assert "@GRIP_KEY@" in (DEPLOY / "pushpin" / "entrypoint.sh").read_text()
+
+    def test_every_replica_is_published_to_and_runs_locked_down(self) -> None:
+        docs = k8s_documents()
+        (stateful,) = [d for d in docs if d["kind"] == "StatefulSet"]
+        (config,) = [d for d in docs if d["kind"] == "ConfigMap"]
+        urls = config["data"]["GRIP_PUBLISH_URLS"].split(",")
+        service = stateful["spec"]["serviceName"]
+        replicas = stateful["spec"]["replicas"]
+        assert urls == [f"http://pushpin-{n}.{service}:5561" for n in range(replicas)]
+        pod = stateful["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        (container,) = pod["containers"]
+        security = container["securityContext"]
+        assert security["readOnlyRootFilesystem"] and not security["allowPrivilegeEscalation"]
+        assert security["capabilities"]["drop"] == ["ALL"]
+        env = {e["name"]: e.get("valueFrom") for e in container["env"]}
+        assert env["GRIP_KEY"] == {"secretKeyRef": {"name": "scopa-secret", "key": "GRIP_KEY"}}
+
+
 class TestKubernetes:
     def test_the_kustomization_lists_every_manifest_and_only_files_that_exist(self) -> None:
         kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
@@ -275,7 +318,11 @@ class TestKubernetes:
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         assert ports["metrics"] == int(config["data"]["METRICS_PORT"]) != ports["http"]
         assert api["metadata"]["annotations"]["prometheus.io/port"] == str(ports["metrics"])
-        (service,) = [d for d in k8s_documents() if d["kind"] == "Service"]
+        (service,) = [
+            d
+            for d in k8s_documents()
+            if d["kind"] == "Service" and d["metadata"]["name"] == "scopa-api"
+        ]
         assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]
 
     def test_the_secret_holds_placeholders_only(self) -> None:
@@ -283,9 +330,11 @@ class TestKubernetes:
         assert all("replace-me" in value for value in secret["stringData"].values())
 
 
-def test_make_run_needs_nothing_but_serving_dependencies() -> None:
-    """`make run` installs only the project (no test extra) and runs tests.devredis."""
-    tree = ast.parse((ROOT / "tests" / "devredis.py").read_text())
+@pytest.mark.parametrize("launcher", ["devredis.py", "devpushpin.py"])
+def test_make_run_needs_nothing_but_serving_dependencies(launcher: str) -> None:
+    """`make run` installs only the project (no test extra) and runs tests.devpushpin
+    and tests.devredis."""
+    tree = ast.parse((ROOT / "tests" / launcher).read_text())
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -293,3 +293,22 @@ def test_without_the_proxy_the_service_streams_as_before(
     last = len(player.events()["events"]) - 1
     streams.wait(lambda: last in conn.seqs(), 5, "the moves")
     assert conn.seqs() == list(range(start + 1, last + 1))
+
+
+def test_a_game_nobody_follows_costs_its_moves_no_publishing(
+    proxied: Proxied, streams: Streams
+) -> None:
+    def published() -> float:
+        text = requests.get(proxied.service.url + "/metrics", timeout=10).text
+        return metric(text, "scopa_stream_publish_seconds_count")
+
+    player = Player(proxied.url)
+    player.create(seed=21)
+    before = published()
+    player.play_random(random.Random(2), 4)
+    assert published() == before
+    conn = streams.open(proxied, player.url("/stream").removeprefix(proxied.url), player.auth(0))
+    start = wait_for_state(streams, conn).id
+    player.play_random(random.Random(3), 2)
+    streams.wait(lambda: start + 2 in conn.seqs(), 5, "the moves once followed")
+    assert published() == before + 2

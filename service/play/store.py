@@ -84,6 +84,18 @@ end
 #: among KEYS).
 #: The same write sent again (redis-py retries a command whose reply was lost on a
 #: broken connection) finds its own id stored, and returns 1 without writing twice.
+#: What the commit script answers when a GRIP proxy holds a stream of the game (field
+#: ``f`` of its hash: until when, in UNIX seconds); 1 when none does.
+FOLLOWED = 2
+#: KEYS[1] a game's hash, ARGV[1] seconds: its field ``f`` set to now plus those, if the
+#: game is there (never a hash without a game).
+_FOLLOW = r"""
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'f', tonumber(redis.call('TIME')[1]) + tonumber(ARGV[1]))
+end
+return 1
+"""
+
 _COMPARE_AND_SET = (
     PUBLISH_LUA
     + r"""
@@ -112,6 +124,10 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
 publish(ARGV[9], message)
 publish(ARGV[8], length)
+local followed = tonumber(redis.call('HGET', KEYS[1], 'f') or '0')
+if followed > tonumber(redis.call('TIME')[1]) then
+  return 2
+end
 return 1
 """
 )
@@ -271,6 +287,7 @@ class GameStore:
         self._read_feed = client.register_script(_READ_FEED)
         self._publish_reaction = client.register_script(_PUBLISH_REACTION)
         self._delete = client.register_script(_DELETE)
+        self._follow = client.register_script(_FOLLOW)
         self._client = client
 
     @property
@@ -374,7 +391,7 @@ class GameStore:
         request: IdempotentRequest | None = None,
         answer: Answer | None = None,
         invitation: Invitation | None = None,
-    ) -> None:
+    ) -> bool:
         """Store ``step``: its game as the next version, its events appended to the log,
         and for an idempotent ``request`` its ``answer``, all at once, if nobody
         committed since the game was read; else raise VersionConflictError and change
@@ -383,7 +400,9 @@ class GameStore:
         (:func:`.keys.game_log_channel`), in the same script: whoever follows the game
         live hears of every commit. Then its join code's entry in the index of
         invitations is written or dropped as ``invitation`` says (:mod:`.invitations`),
-        and its listing indexes' expiry moved on, in one round trip.
+        and its listing indexes' expiry moved on, in one round trip. Whether a GRIP
+        proxy holds a stream of the game (:meth:`follow`: its commits are published to
+        it, service/play/relay.py).
 
         This is the one place a change to a game is committed."""
         game = step.game
@@ -417,8 +436,9 @@ class GameStore:
             written = self._cas(keys=names, args=args, client=client)
         if not written:
             raise VersionConflictError(game.id)
+        followed = written == FOLLOWED
         if game.owner is None and invitation is None:
-            return
+            return followed
         with client.pipeline(transaction=False) as pipe:
             if game.owner is not None:  # its listing indexes live as long as it does
                 # (those of games over: refreshed as it enters them, after its commits:
@@ -431,6 +451,13 @@ class GameStore:
                 for name in invitation.drop:
                     pipe.delete(keys.invitation(name))
             pipe.execute()
+        return followed
+
+    def follow(self, game_id: str, seconds: float) -> None:
+        """Say that a GRIP proxy holds a stream of the game, for ``seconds`` from now
+        (its commits then say so: :meth:`commit`); nothing if the game is gone."""
+        client = self.redis  # (first: the scripts are registered once it is made)
+        self._follow(keys=[keys.game(game_id)], args=[max(1, round(seconds))], client=client)
 
     @property
     def index(self) -> GameIndex:

@@ -306,8 +306,9 @@ def commit(
         created_ms = int(game.created_at * 1000)  # (truncated, as its `created_at` shows it)
         ctx.store.index.add(game.owner, game.id, created_ms, game.player_ids)
     invitation = invitations.changes(ctx.secret, step)
-    ctx.store.commit(step, request=request, answer=answer, invitation=invitation)
-    ctx.relay.committed(step)  # the streams a proxy holds hear of it now, not after
+    followed = ctx.store.commit(step, request=request, answer=answer, invitation=invitation)
+    if followed:  # the streams a proxy holds hear of it now, not after
+        ctx.relay.committed(step)
 
 
 def undo(ctx: Context, stored: list[Step]) -> None:

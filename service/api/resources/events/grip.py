@@ -50,6 +50,10 @@ NEXT = "/grip/next"
 #: the range spread the checks over time (one period for all: 5,000 streams checked in
 #: the same second, every minute).
 CHECK_KEEPALIVES = (4.0, 6.0)
+#: A game's commits are published for this many keep-alives after a stream of it opened
+#: or was last checked (``GameStore.follow``): past two checks, so that a game nobody
+#: follows costs its commits no publishing.
+FOLLOWED_KEEPALIVES = 13
 blp = Blueprint("grip", __name__)
 
 
@@ -81,6 +85,7 @@ def relay_of(config: Any) -> relay.Relay:
 def hold_stream(game_id: str, start: int | None) -> Response:
     """The start of a stream the proxy holds: what :func:`streaming.open_stream` sends
     first, and the instructions to hold it."""
+    store().follow(game_id, FOLLOWED_KEEPALIVES * _keepalive())  # (before it is read)
     game = store().load(game_id)
     seat, holder = streaming.viewer(game)
     streaming.stream_terms(game_id, seat)  # its leases: they expire by themselves
@@ -104,6 +109,7 @@ def next_part() -> Response:
     name, cursor = found
     game_id, view = relay.parse_channel(name) or ("", "")
     try:
+        store().follow(game_id, FOLLOWED_KEEPALIVES * _keepalive())
         game = store().load(game_id)
     except GameNotFoundError:
         return _end("gone", checked=True)
@@ -152,7 +158,7 @@ def _answer(
         return _end("aborted", body, checked=checked)
     if checked:
         observability.STREAM_CHECKS.labels("held").inc()
-    keepalive = max(1, round(settings().stream_keepalive_seconds))
+    keepalive = _keepalive()
     headers = {
         **streaming.HEADERS,
         "Grip-Hold": "stream",
@@ -161,6 +167,10 @@ def _answer(
         "Grip-Link": f"<{NEXT}>; rel=next; timeout={_check_period(keepalive)}",
     }
     return Response(body, mimetype="text/event-stream", headers=headers)
+
+
+def _keepalive() -> int:
+    return max(1, round(settings().stream_keepalive_seconds))
 
 
 def _check_period(keepalive: int) -> int:
