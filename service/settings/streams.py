@@ -14,15 +14,18 @@ class Streams(Section):
     Attributes:
         stream_keepalive_seconds: an event stream sends a `: keep-alive` comment this often (and
             rereads the log: a game that expired ends its streams within this long)
-        stream_max_seconds: an event stream ends after this long (`end`, `reconnect`); the client
-            reconnects with `Last-Event-ID` and misses nothing
+        stream_max_seconds: an event stream the service holds ends after this long (`end`,
+            `reconnect`); the client reconnects with `Last-Event-ID` and misses nothing. One a GRIP
+            proxy holds (`GRIP_KEY`) stays open while its client does
         stream_limit_per_address: event streams open at once per client address (its prefix:
             `ADDRESS_PREFIX_V4`/`_V6`), over every instance (0: no limit); past it, 429
         stream_limit_per_game: spectators' event streams (no seat token) open at once on one game,
             over every instance (0: no limit); past it, 429. Seats are not counted here: spectators
             never keep a game's players out
         stream_limit_per_seat: event streams open at once with one seat's token (a player's tabs and
-            devices; 0: no limit); past it, 429
+            devices; 0: no limit); past it, 429. A stream a GRIP proxy holds counts in these
+            limits for twice the keep-alive and 5 s from its opening (the service never learns when
+            the proxy closes it)
         stream_limit_per_key: streams of a service key's events (`GET /v1/events`) open at once per
             key, over every instance (0: no limit); past it, 429. They count among the key's
             streams (`STREAM_LIMIT_PER_ADDRESS`) too
