@@ -20,7 +20,7 @@ from . import config
 from .engine.build import check_engine, engine_build, engine_description
 from .play import BotSettings
 from .play.queues import queue_connection, queues_for
-from .play.relay import NO_RELAY, Relay
+from .play.relay import NO_RELAY, GripRelay, Relay, read_publish_urls
 from .play.webhooks.addresses import allowed_hosts
 from .play.webhooks.queueing import HookSettings, retry_schedule
 from .play.workers import WorkerSettings, configure
@@ -55,13 +55,12 @@ def settings_from(settings: config.Settings) -> WorkerSettings:
 
 
 def _relay(settings: config.Settings) -> Relay:
-    """The GRIP proxies the jobs' commits are published to (``GRIP_PUBLISH_URLS``): the
-    events rendered as the API's streams send them."""
+    """The GRIP proxies the jobs' commits are told to (``GRIP_PUBLISH_URLS``): as hints,
+    for the API renders the events (service/play/relay.py)."""
     if not settings.grip_publish_urls:
         return NO_RELAY
-    from .api.resources.events.grip import relay_of  # (the API's event format)
-
-    return relay_of(settings)
+    urls = read_publish_urls(settings.grip_publish_urls)
+    return GripRelay(urls, settings.server_secret.encode())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -190,6 +190,16 @@ def items_of(
     return items
 
 
+def hints_of(step: Step, secret: bytes) -> list[dict[str, Any]]:
+    """What ``step`` publishes where its events are not rendered (a background worker's
+    commit: the format is the API's): a hint on every view's channel, without ids, which
+    the proxy takes as a gap. It asks the service for what its streams miss at once, in
+    a batch of up to 100 a tenth of a second (service/api/resources/events/grip.py)."""
+    names = [name for name, _ in views(secret, step.game)]
+    names += [seat_channel(secret, step.game.id, s, h) for s, h in step.revoked]
+    return [{"channel": name, "formats": {"http-stream": {"action": "hint"}}} for name in names]
+
+
 def _item(channel: str, id_: str, prev_id: str, content: bytes) -> dict[str, Any]:
     return {
         "channel": channel,
@@ -219,8 +229,10 @@ class GripRelay:
     urls: Sequence[str]
     #: The server secret (SERVER_SECRET): the channels' names are keyed with it.
     secret: bytes
-    render: Render
-    render_one: RenderOne
+    #: How the events are rendered (the API's stream format); None in a background
+    #: worker, which publishes hints instead (:func:`hints_of`).
+    render: Render | None = None
+    render_one: RenderOne | None = None
     #: Told how long each commit's publishing took, and how many proxies failed it.
     observe: Callable[[float, int], None] = lambda seconds, failed: None
 
@@ -228,11 +240,17 @@ class GripRelay:
         self._local = threading.local()
 
     def committed(self, step: Step) -> None:
-        if step.events or step.revoked:
+        if not (step.events or step.revoked):
+            return
+        if self.render is None or self.render_one is None:
+            items = hints_of(step, self.secret)
+        else:
             items = items_of(step, self.secret, self.render, self.render_one)
-            self._publish(step.game.id, items)
+        self._publish(step.game.id, items)
 
     def reacted(self, game_id: str, reaction: dict[str, Any]) -> None:
+        if self.render_one is None:
+            return  # (only a request sends a reaction)
         content = self.render_one(reaction, event="reaction").decode()
         item = {
             "channel": reactions_channel(game_id),
