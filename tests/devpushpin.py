@@ -260,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     env.update(server.service_env(), PORT=str(backend), HOST="127.0.0.1")
+    # Every request comes through Pushpin, which adds the client's X-Forwarded-For.
+    env.setdefault("TRUSTED_PROXIES", "1")
     try:
         return _supervise(command, env)
     finally:
