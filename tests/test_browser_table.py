@@ -406,14 +406,16 @@ def test_the_moves_since_your_last_turn_at_a_size_one_reads(
                 where = f"{players} players, {size['width']}x{size['height']}"
                 if checked == 1:
                     where += ", reloaded"
-                    ann.page.wait_for_function(
-                        "(n) => document.querySelectorAll('#last-move .recent').length >= n",
-                        arg=min(len(expected), 3),
-                    )
-                shown = shown_moves(ann)
+                # The turn can come before the last of the moves is laid out (they come on
+                # the stream as they were played): wait for as many as the screen holds.
                 # All of them; held sideways, the latest ones at least (the oldest give
                 # way when six players' moves are more than the screen holds).
                 least = len(expected) if size is PORTRAIT else min(len(expected), 3)
+                ann.page.wait_for_function(
+                    "(n) => document.querySelectorAll('#last-move .recent').length >= n",
+                    arg=least,
+                )
+                shown = shown_moves(ann)
                 assert len(expected) == players and len(shown) >= least, where
                 assert [{k: m[k] for k in ("seat", "card", "capture")} for m in shown] == (
                     expected[len(expected) - len(shown) :]
