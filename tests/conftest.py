@@ -54,6 +54,7 @@ GROUPS = {
     "test_scale_out.py": "processes",
     "test_redis_topologies.py": "processes",
     "test_loadtest.py": "processes",
+    "test_players_bench.py": "processes",
     "test_slow_clients.py": "processes",
     "test_api_stream.py::test_200_streams_see_every_move_of_a_match_within_a_second": "processes",
     "test_webhooks.py::test_a_receiver_down_for_30_s_still_gets_every_delivery_in_order": (
