@@ -136,7 +136,7 @@ class PushpinServer:
         self.host = host
         self.publish_port = free_port()
         self._owned = directory is None
-        self.directory = Path(directory or tempfile.mkdtemp(prefix="scopa-pushpin-"))
+        self.directory = Path(directory or tempfile.mkdtemp(prefix="scopa-pushpin-")).resolve()
         self.maxconn, self.message_rate = maxconn, message_rate
         self.process: subprocess.Popen[bytes] | None = None
 
