@@ -788,6 +788,13 @@ def test_the_other_seats_sit_around_you_the_partners_across(
     you = ann.seat()[2]
     for viewport in (PORTRAIT, LANDSCAPE):
         ann.page.set_viewport_size(viewport)
+        # (laid out: the seats can be in the page a moment before they have a place)
+        ann.page.wait_for_function(
+            """(n) => { const seats = [...document.querySelectorAll('#opponents .seat')];
+                return seats.length === n
+                    && seats.every((e) => e.getBoundingClientRect().width > 0); }""",
+            arg=players - 1,
+        )
         seats = ann.page.eval_on_selector_all(
             "#opponents .seat",
             """els => els.map((e) => { const box = e.getBoundingClientRect();
