@@ -54,7 +54,17 @@ SCOPA_DECK = (
 
 
 def on_screen(person: Person) -> dict[str, Any]:
-    """Where the hand and the table are, and whether the page scrolls."""
+    """Where the hand and the table are, and whether the page scrolls: once the page's
+    animations that end have ended (a card on its way, moved by a transform, can make
+    the page scroll for as long as it flies; a slow machine catches it in flight)."""
+    person.page.evaluate(
+        """() => Promise.race([
+          Promise.all(document.getAnimations()
+            .filter((a) => a.effect && a.effect.getComputedTiming().iterations !== Infinity)
+            .map((a) => a.finished.catch(() => null))),
+          new Promise((done) => setTimeout(done, 3000)),
+        ])"""
+    )
     return dict(
         person.page.evaluate(
             """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
