@@ -20,7 +20,7 @@ from . import config
 from .engine.build import check_engine, engine_build, engine_description
 from .play import BotSettings
 from .play.queues import queue_connection, queues_for
-from .play.relay import NO_RELAY, GripRelay, Relay, read_publish_urls
+from .play.relay import relay_for
 from .play.webhooks.addresses import allowed_hosts
 from .play.webhooks.queueing import HookSettings, retry_schedule
 from .play.workers import WorkerSettings, configure
@@ -50,17 +50,10 @@ def settings_from(settings: config.Settings) -> WorkerSettings:
             allow=allowed_hosts(settings.webhook_allow_hosts),
             max_pending=settings.webhook_max_pending,
         ),
-        relay=_relay(settings),
+        # The GRIP proxies the jobs' commits are told of, as hints: the API renders the
+        # events (service/play/relay.py).
+        relay=relay_for(settings.grip_publish_urls, settings.server_secret.encode()),
     )
-
-
-def _relay(settings: config.Settings) -> Relay:
-    """The GRIP proxies the jobs' commits are told to (``GRIP_PUBLISH_URLS``): as hints,
-    for the API renders the events (service/play/relay.py)."""
-    if not settings.grip_publish_urls:
-        return NO_RELAY
-    urls = read_publish_urls(settings.grip_publish_urls)
-    return GripRelay(urls, settings.server_secret.encode())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ import requests
 from service.play import keys
 from tests.devpushpin import PushpinServer, find_pushpin
 from tests.live import LIVE_KEY, LiveService, Player, burst_worker
-from tests.test_api_stream import Conn, Sse, Streams
+from tests.test_api_stream import Conn, Sse, Streams, log_of
 
 pytestmark = pytest.mark.skipif(
     find_pushpin() is None, reason="needs Debian's pushpin (apt-get install pushpin)"
@@ -60,10 +60,6 @@ def streams() -> Iterator[Streams]:
     reader = Streams()
     yield reader
     reader.close()
-
-
-def log_of(events: list[Sse]) -> list[dict[str, Any]]:
-    return [e.data for e in events if e.event is None and e.comment is None]
 
 
 def seen_log(player: Player, seat: int | None) -> list[dict[str, Any]]:

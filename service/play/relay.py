@@ -163,6 +163,11 @@ def _key(secret: bytes) -> bytes:
     return hashlib.sha256(b"grip-channel:" + secret).digest()
 
 
+def aborts(events: list[Event]) -> bool:
+    """Whether ``events`` hold the game's abort: every stream of it ends there."""
+    return any(event["type"] == EventKind.ABORTED for event in events)
+
+
 def items_of(
     step: Step, secret: bytes, render: Render, render_one: RenderOne
 ) -> list[dict[str, Any]]:
@@ -172,7 +177,7 @@ def items_of(
     game = step.game
     first = step.first_seq
     last, before = str(game.logged - 1), str(first - 1)
-    aborted = any(event["type"] == EventKind.ABORTED for event in step.events)
+    aborted = aborts(step.events)
     ending = render_one({"reason": "aborted"}, event="end") if aborted else b""
     items: list[dict[str, Any]] = []
     if step.events:
@@ -234,7 +239,7 @@ class GripRelay:
     render: Render | None = None
     render_one: RenderOne | None = None
     #: Told how long each commit's publishing took, and how many proxies failed it.
-    observe: Callable[[float, int], None] = lambda seconds, failed: None
+    observe: Callable[[float, int], None] | None = None
 
     def __post_init__(self) -> None:
         self._local = threading.local()
@@ -277,7 +282,8 @@ class GripRelay:
             if status >= 300:
                 failed += 1
                 log.warning("the GRIP proxy refused game %s's items: %d", game_id, status)
-        self.observe(time.monotonic() - started, failed)
+        if self.observe is not None:
+            self.observe(time.monotonic() - started, failed)
 
     def _post(self, url: str, body: bytes) -> int:
         """POST ``body`` to ``url``'s publish endpoint; its status. A kept connection the
@@ -311,6 +317,21 @@ class GripRelay:
 
 #: The headers of a publish.
 PUBLISH_HEADERS = {"Content-Type": "application/json"}
+
+
+def relay_for(
+    publish_urls: str,
+    secret: bytes,
+    render: Render | None = None,
+    render_one: RenderOne | None = None,
+    observe: Callable[[float, int], None] | None = None,
+) -> Relay:
+    """The relay of a process: to the proxies of ``publish_urls`` (``GRIP_PUBLISH_URLS``),
+    or none if it names none; rendering the events with ``render`` (the API's), else
+    publishing hints (a background worker's)."""
+    if not publish_urls:
+        return NO_RELAY
+    return GripRelay(read_publish_urls(publish_urls), secret, render, render_one, observe)
 
 
 def _connect(url: str) -> http.client.HTTPConnection:

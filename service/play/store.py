@@ -71,19 +71,6 @@ local function publish(channel, message)
 end
 """
 
-#: KEYS[1] the game hash, KEYS[2] its event list.
-#: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
-#: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5] this write's id,
-#: ARGV[6] a field to set in the hash with the write ("" for none), ARGV[7] its value,
-#: ARGV[8] the game's commits channel, ARGV[9] its log channel, ARGV[10] the seats'
-#: token hashes (JSON), ARGV[11..] events to append.
-#: Writes only if the stored version is still ARGV[1]; returns 1 if it wrote, else 0.
-#: Having written, publishes what it appended on the log channel (the log's length, the
-#: token hashes and the events, one a line: :func:`parse_commit`) and the log's length on
-#: the commits channel (shard channels in the game's slot: channels, not keys, so not
-#: among KEYS).
-#: The same write sent again (redis-py retries a command whose reply was lost on a
-#: broken connection) finds its own id stored, and returns 1 without writing twice.
 #: What the commit script answers when a GRIP proxy holds a stream of the game (field
 #: ``f`` of its hash: until when, in UNIX seconds); 1 when none does.
 FOLLOWED = 2
@@ -96,6 +83,20 @@ end
 return 1
 """
 
+#: KEYS[1] the game hash, KEYS[2] its event list.
+#: ARGV[1] the version the caller read ("" for a new game), ARGV[2] the new version,
+#: ARGV[3] the new state JSON, ARGV[4] the TTL in seconds, ARGV[5] this write's id,
+#: ARGV[6] a field to set in the hash with the write ("" for none), ARGV[7] its value,
+#: ARGV[8] the game's commits channel, ARGV[9] its log channel, ARGV[10] the seats'
+#: token hashes (JSON), ARGV[11..] events to append.
+#: Writes only if the stored version is still ARGV[1]; returns 1 if it wrote (FOLLOWED
+#: if a GRIP proxy holds a stream of the game), else 0.
+#: Having written, publishes what it appended on the log channel (the log's length, the
+#: token hashes and the events, one a line: :func:`parse_commit`) and the log's length on
+#: the commits channel (shard channels in the game's slot: channels, not keys, so not
+#: among KEYS).
+#: The same write sent again (redis-py retries a command whose reply was lost on a
+#: broken connection) finds its own id stored, and returns 1 without writing twice.
 _COMPARE_AND_SET = (
     PUBLISH_LUA
     + r"""

@@ -32,7 +32,7 @@ from typing import Any
 import jwt
 from flask import Blueprint, Response, abort, request
 
-from ....engine import EventKind, Status
+from ....engine import Status
 from ....play import Game, GameNotFoundError, relay
 from ... import observability
 from ...context import server_secret, store
@@ -73,12 +73,12 @@ def proxied() -> bool:
 
 def relay_of(config: Any) -> relay.Relay:
     """The process's relay: the proxies of ``GRIP_PUBLISH_URLS``, or none."""
-    if not config.grip_publish_urls:
-        return relay.NO_RELAY
-    urls = relay.read_publish_urls(config.grip_publish_urls)
-    secret = config.server_secret.encode()
-    return relay.GripRelay(
-        urls, secret, streaming.log_events, streaming.sse, observability.publish_observed
+    return relay.relay_for(
+        config.grip_publish_urls,
+        config.server_secret.encode(),
+        streaming.log_events,
+        streaming.sse,
+        observability.publish_observed,
     )
 
 
@@ -113,29 +113,28 @@ def next_part() -> Response:
         game = store().load(game_id)
     except GameNotFoundError:
         return _end("gone", checked=True)
-    seat = _seat_of(game, view, name)
-    if seat is False:
+    if not _holds(game, view, name):
         return _end("revoked", checked=True)
+    seat = view if isinstance(view, int) else None
     return _answer(game, name, seat, min(cursor, game.logged - 1), b"", checked=True)
 
 
-def _seat_of(game: Game, view: int | str, name: str) -> int | None | bool:
-    """The seat whose view the channel ``name`` is (None: spectators'), if the view is
-    still its holder's; False if not (a token that left its seat, a made-up name)."""
+def _holds(game: Game, view: int | str, name: str) -> bool:
+    """Whether the channel ``name`` is still one of the game's views: its spectators'
+    (while it has any), its seat's holder's or, for a game of a service key, the key's
+    for that seat; not for a token that left its seat, nor a made-up name."""
     secret = server_secret()
     if view == relay.SPECTATORS:
         allowed = game.spectators or game.owner is not None
-        same = hmac.compare_digest(name, relay.spectators_channel(secret, game.id))
-        return None if allowed and same else False
-    assert isinstance(view, int)
-    if view >= len(game.token_hashes):
+        return allowed and hmac.compare_digest(name, relay.spectators_channel(secret, game.id))
+    if not isinstance(view, int) or view >= len(game.token_hashes):
         return False
-    holders = [game.token_hashes[view]] + ([None] if game.owner is not None else [])
-    for holder in holders:
-        expected = relay.seat_channel(secret, game.id, view, holder)
-        if (holder is not None or game.owner is not None) and hmac.compare_digest(name, expected):
-            return view
-    return False
+    holders = [game.token_hashes[view]] if game.token_hashes[view] is not None else []
+    holders += [None] if game.owner is not None else []  # (the key's)
+    return any(
+        hmac.compare_digest(name, relay.seat_channel(secret, game.id, view, holder))
+        for holder in holders
+    )
 
 
 def _answer(
@@ -150,7 +149,7 @@ def _answer(
         _, events = store().events(game.id, cursor + 1)
         events = events[: game.logged - cursor - 1]  # (those of the game as loaded)
         body += streaming.log_events(events, cursor + 1, seat)
-        aborted = aborted or any(event["type"] == EventKind.ABORTED for event in events)
+        aborted = aborted or relay.aborts(events)
         if checked:
             observability.STREAM_RECOVERED.inc(len(events))
         cursor = game.logged - 1

@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 from flask import Response, current_app, request
 
-from ....engine import EventKind, Status
-from ....play import Game, GameNotFoundError, connections, hash_token, live
+from ....engine import Status
+from ....play import Game, GameNotFoundError, connections, hash_token, live, relay
 from ... import observability, ratelimit
 from ...context import store
 from ...game_views.answers import events_for, view_of
@@ -341,7 +341,7 @@ def _news(read: live.Read, cursor: int, seat: int | None) -> tuple[list[bytes], 
     if read.events:
         chunks.append(log_events(read.events, cursor + 1, seat))
         cursor += len(read.events)
-        aborted = any(event["type"] == EventKind.ABORTED for event in read.events)
+        aborted = relay.aborts(read.events)
     if read.reactions:
         chunks.append(b"".join(sse(reaction, event="reaction") for reaction in read.reactions))
     return chunks, cursor, aborted
